@@ -1,0 +1,26 @@
+// Launches Debian's Chromium headless for real-browser tests (see STACK.md): WebGPU on SwiftShader needs
+// --enable-unsafe-webgpu; never pass --disable-software-rasterizer (it removes WebGPU and WebGL).
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext } from 'playwright-core';
+
+export const CHROMIUM_PATH = '/usr/lib/chromium/chromium';
+
+export async function launchChromium(): Promise<BrowserContext> {
+  const userDataDir = mkdtempSync(join(tmpdir(), 'retirelab-chromium-'));
+  return chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: [
+      '--enable-unsafe-webgpu',
+      '--no-sandbox',
+      '--disable-dev-shm-usage',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-quic',
+    ],
+  });
+}
