@@ -8,6 +8,9 @@
 //     including the terminating <eoa> class actionArg (the <eoa> is the policy's decision that the action is complete).
 //   - the ENVIRONMENT then writes `<obs> obs-words…` (class observation, the <obs> marker included) followed by
 //     <act> (special) when the episode continues, or <eos> (special) when it ends.
+//   - the stream starts with task.promptTokens followed by one <act> (special), written by the environment; use
+//     studentPrefix(task) / teacherPrefix(task) from ./stream. So the <act> that opens turn t+1 is the last token of
+//     turn t's observation, and contextTokens counts one <act> per turn plus the final <eos>.
 // The TEACHER's view prepends a fixed-length skill segment: `<skill> skill-words… <pad>…` (exactly
 // `limits.skillTokens` tokens, class skill, <pad> fill included), then the student's stream unchanged. So a teacher
 // position is always a student position + limits.skillTokens.
@@ -83,6 +86,8 @@ export interface Task {
   readonly skillTokens: readonly number[];
   /** whether the retrieved skill is a deliberately misleading one (for calibration and analysis) */
   readonly skillMisleading: boolean;
+  /** the retrieved skill's text (what skillTokens encode, without markers), for viewers and logs */
+  readonly skill?: string;
 }
 
 export interface EnvOptions {
@@ -92,6 +97,8 @@ export interface EnvOptions {
   misleadingSkillFraction: number;
   /** reward subtracted per invalid action (public RetireOPD runs: 0.1) */
   invalidActionPenalty: number;
+  /** override of the environment's default turn limit (contextTokens must stay ≤ 128); undefined = default */
+  maxTurns?: number;
 }
 
 /** Result of one environment step for one episode. */
@@ -131,6 +138,8 @@ export interface Trajectory {
   reward: number;
   success: boolean;
   turns: number;
+  /** invalid actions taken (the environments' rollouts fill it) */
+  invalidActions?: number;
 }
 
 export interface AgentEnv {

@@ -1,0 +1,172 @@
+// Look at the agentic micro-environments from the terminal.
+//   npm run env -- shell --seed 3                 sample trajectories (expert and baselines), tokens shown by class
+//   npm run env -- house --policy explorer --count 5 --style compact
+//   npm run env -- calibrate [--tasks 1000]       calibration table of all three environments
+//   npm run env -- shop --calibrate               calibration of one environment
+//   npm run env -- shell --vocab                  the vocabulary, limits and skill bank
+import { parseArgs } from 'node:util';
+import {
+  BASELINES,
+  ENV_NAMES,
+  SPLITS,
+  calibrate,
+  createEnv,
+  formatCalibration,
+  renderTrajectory,
+  type BaselineName,
+  type EnvName,
+  type Split,
+} from '../src/core/env';
+import type { MicroEnv } from '../src/core/env/microEnv';
+import { createRng } from '../src/core/rng';
+
+const USAGE = `usage: npm run env -- <shell|house|shop|calibrate> [options]
+  --seed N            task universe seed (default 0)
+  --split S           train | validation | test (default train)
+  --count N           tasks to show (default 2)
+  --start N           first task index (default 0)
+  --policy P          expert | skillFollower | explorer | random | all (default all)
+  --style S           classes | compact (default classes)
+  --misleading F      fraction of misleading skills in [0, 1] (default 0.2)
+  --penalty F         invalid-action penalty (default 0.1)
+  --calibrate         print the calibration table instead of trajectories
+  --tasks N           tasks per split for calibration (default 1000)
+  --json              calibration as JSON
+  --vocab             print vocabulary, limits and skill bank
+  --no-color          plain text (default: colour when stdout is a terminal)`;
+
+class UsageError extends Error {}
+
+function intArg(name: string, value: string | undefined, fallback: number, min = 0): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name}: expected an integer ≥ ${min}, got "${value}"`);
+  return n;
+}
+
+function numArg(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n)) throw new UsageError(`--${name}: expected a number, got "${value}"`);
+  return n;
+}
+
+function main(argv: string[]): void {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        seed: { type: 'string' },
+        split: { type: 'string' },
+        count: { type: 'string' },
+        start: { type: 'string' },
+        policy: { type: 'string' },
+        style: { type: 'string' },
+        misleading: { type: 'string' },
+        penalty: { type: 'string' },
+        calibrate: { type: 'boolean' },
+        tasks: { type: 'string' },
+        json: { type: 'boolean' },
+        vocab: { type: 'boolean' },
+        'no-color': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  const { values: v, positionals } = parsed;
+  if (v.help || positionals.length === 0) {
+    console.log(USAGE);
+    return;
+  }
+  if (positionals.length > 1) throw new UsageError(`expected one command, got "${positionals.join(' ')}"`);
+  const command = positionals[0] as string;
+  const options = {
+    seed: intArg('seed', v.seed, 0),
+    misleadingSkillFraction: numArg('misleading', v.misleading, 0.2),
+    invalidActionPenalty: numArg('penalty', v.penalty, 0.1),
+  };
+  const envNames: EnvName[] =
+    command === 'calibrate' ? [...ENV_NAMES] : ENV_NAMES.includes(command as EnvName) ? [command as EnvName] : [];
+  if (envNames.length === 0) {
+    throw new UsageError(`unknown command "${command}" (expected ${[...ENV_NAMES, 'calibrate'].join(', ')})`);
+  }
+  const envs = envNames.map((n) => createEnv(n, options) as unknown as MicroEnv<unknown>);
+
+  if (command === 'calibrate' || v.calibrate) {
+    const tasksPerSplit = intArg('tasks', v.tasks, 1000, 1);
+    const rows = envs.flatMap((env) => calibrate(env, { tasksPerSplit }));
+    if (v.json) {
+      console.log(JSON.stringify({ options, tasksPerSplit, rows }, null, 2));
+      return;
+    }
+    console.log(
+      `calibration: seed ${options.seed}, ${tasksPerSplit} tasks per split, misleading skills ` +
+        `${options.misleadingSkillFraction}, invalid-action penalty ${options.invalidActionPenalty}`,
+    );
+    console.log(formatCalibration(rows));
+    for (const env of envs) {
+      const misleading = env.skillBank.misleading.reduce((a, b) => a + b, 0);
+      console.log(
+        `${env.name}: maxTurns ${env.limits.maxTurns}, contextTokens ${env.limits.contextTokens}, ` +
+          `vocab ${env.vocab.size}, skills ${env.skillBank.size} (${misleading} misleading)`,
+      );
+    }
+    return;
+  }
+
+  const env = envs[0] as MicroEnv<unknown>;
+  if (v.vocab) {
+    console.log(`${env.name}: vocab ${env.vocab.size}, limits ${JSON.stringify(env.limits)}`);
+    console.log(env.vocab.words.map((w, i) => `${i}:${w}`).join(' '));
+    console.log(`action heads: ${env.vocab.actionHeads.map((h) => env.vocab.words[h]).join(' ')}`);
+    env.skillBank.entries.forEach((e, i) =>
+      console.log(
+        `skill ${i} [${e.keywords.join(',')}] ${env.skillBank.misleading[i] ? `${e.misleadingText}  (misleading; true: ${e.text})` : e.text}`,
+      ),
+    );
+    return;
+  }
+  const split = (v.split ?? 'train') as Split;
+  if (!SPLITS.includes(split)) throw new UsageError(`--split: expected ${SPLITS.join(', ')}, got "${split}"`);
+  const policy = v.policy ?? 'all';
+  if (policy !== 'all' && !BASELINES.includes(policy as BaselineName)) {
+    throw new UsageError(`--policy: expected ${[...BASELINES, 'all'].join(', ')}, got "${policy}"`);
+  }
+  const style = v.style ?? 'classes';
+  if (style !== 'classes' && style !== 'compact')
+    throw new UsageError(`--style: expected classes or compact, got "${style}"`);
+  const policies = policy === 'all' ? BASELINES : [policy as BaselineName];
+  const count = intArg('count', v.count, 2, 1);
+  const start = intArg('start', v.start, 0);
+  const ansi = !v['no-color'] && process.stdout.isTTY === true;
+  console.log(
+    `${env.name} (seed ${options.seed}): vocab ${env.vocab.size}, maxTurns ${env.limits.maxTurns}, ` +
+      `contextTokens ${env.limits.contextTokens}, skill segment ${env.limits.skillTokens}`,
+  );
+  const rng = createRng(options.seed);
+  for (const task of env.tasks(split, count, start)) {
+    console.log(`\n=== ${task.goal}`);
+    for (const p of policies) {
+      const [traj] = env.rollout([task], [env.baseline(p, task, rng.fork())]);
+      if (traj === undefined) continue;
+      console.log(`--- ${p}`);
+      console.log(renderTrajectory(env.vocab, traj, { style, ansi, showSkill: p === policies[0] }));
+    }
+  }
+}
+
+try {
+  main(process.argv.slice(2));
+} catch (e) {
+  if (e instanceof UsageError) {
+    console.error(`env: ${e.message}\n${USAGE}`);
+    process.exit(2);
+  }
+  const msg = e instanceof Error ? e.message : String(e);
+  console.error(`env: ${msg}`);
+  process.exit(1);
+}

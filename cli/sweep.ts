@@ -1,0 +1,126 @@
+// `npm run sweep -- --preset NAME [--seeds 0,1,2] [--vary key=v1,v2 …] [--set key=value …] [--backend B]
+// [--out DIR] [--no-progress]`: every point of a sweep (a sweep preset's axes, or --vary axes over any preset) for
+// every seed, one run folder each, then comparison.md / comparison.json: final test success mean ± std over seeds,
+// trigger steps, teacher forwards saved, wall time. Runs are sequential (one process, one backend).
+// Exit codes: 0 all runs completed; 1 some run failed or was interrupted; 2 user error.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { applyOverrides, ConfigError } from '../src/core/experiment/config';
+import type { RunSummary } from '../src/core/experiment/summary';
+import { compareRuns, expandSweep, formatComparisonTable, parseSweepSpec } from '../src/core/experiment/sweep';
+import { availablePresets, oneLine, readPreset, ROOT, runExperiment, UserError } from './experimentRunner';
+import { RunFolder, RunFolderError } from './runFolder';
+import { reexecIfWrapped } from './signalSafeProcess';
+
+const USAGE = `usage: npm run sweep -- --preset NAME [options]
+
+  --preset NAME        base preset (sweep presets bring their own axes and seeds): ${availablePresets().join(', ')}
+  --seeds 0,1,2        seeds (default: the preset's sweep seeds, else 0,1,2)
+  --vary key=v1,v2     an axis (dotted config key, comma-separated values; repeatable; replaces the preset's axes)
+  --set key=value      override the base config (repeatable)
+  --backend B          cpu | wasm | webgpu
+  --out DIR            sweep folder (default runs/sweep-<preset>-<time>)
+  --no-progress        no progress bars`;
+
+function slug(label: string): string {
+  return label.replace(/[^A-Za-z0-9.=-]+/g, '_').replace(/=/g, '-');
+}
+
+function parseValue(raw: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return raw;
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        preset: { type: 'string' },
+        seeds: { type: 'string' },
+        vary: { type: 'string', multiple: true },
+        set: { type: 'string', multiple: true },
+        backend: { type: 'string' },
+        out: { type: 'string' },
+        'no-progress': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (e) {
+    process.stderr.write(`sweep: ${(e as Error).message.split('\n')[0]}\n${USAGE}\n`);
+    return 2;
+  }
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  try {
+    if (!values.preset) throw new UserError(`--preset is required (available: ${availablePresets().join(', ')})`);
+    const preset = readPreset(values.preset);
+    const sets = [...(values.set ?? [])];
+    if (values.backend !== undefined) sets.push(`runtime.backend=${values.backend}`);
+    const base = applyOverrides(preset.config, sets);
+    let seeds = preset.sweep?.seeds ?? [0, 1, 2];
+    if (values.seeds !== undefined) {
+      seeds = values.seeds.split(',').map((s) => {
+        const n = Number(s.trim());
+        if (!Number.isInteger(n) || n < 0) throw new UserError(`--seeds: expected comma-separated integers ≥ 0, got "${values.seeds}"`);
+        return n;
+      });
+    }
+    let axes: Record<string, unknown[]> = preset.sweep?.axes ?? {};
+    if (values.vary?.length) {
+      axes = {};
+      for (const v of values.vary) {
+        const eq = v.indexOf('=');
+        if (eq <= 0) throw new UserError(`--vary "${v}": expected key=v1,v2,… e.g. student.schedule=adaptive,never`);
+        axes[v.slice(0, eq)] = v.slice(eq + 1).split(',').map(parseValue);
+      }
+    }
+    const spec = parseSweepSpec({ seeds, axes }, base, 'sweep');
+    const runs = expandSweep(base, spec);
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
+    const out = values.out ?? join(ROOT, 'runs', `sweep-${preset.name}-${stamp}`);
+    process.stderr.write(`sweep ${preset.name}: ${runs.length} runs → ${out}\n`);
+    const done: { point: Record<string, unknown>; summary: RunSummary; label: string }[] = [];
+    let ok = true;
+    for (const [i, run] of runs.entries()) {
+      const folder = RunFolder.create(join(out, slug(run.label)), run.config);
+      const summary = await runExperiment({ folder, config: run.config, resume: null, progress: !values['no-progress'], label: `[${i + 1}/${runs.length}] ${run.label}` });
+      process.stderr.write(`[${i + 1}/${runs.length}] ${run.label}: ${oneLine(summary)}\n`);
+      done.push({ point: run.point, summary, label: run.label });
+      if (summary.status !== 'completed') {
+        ok = false;
+        if (summary.status === 'interrupted') break;
+      }
+    }
+    const rows = compareRuns(done);
+    const table = formatComparisonTable(rows);
+    writeFileSync(join(out, 'comparison.md'), `# Sweep ${preset.name}\n\n${preset.description}\n\n${table}\n`);
+    writeFileSync(join(out, 'comparison.json'), JSON.stringify({ preset: preset.name, seeds, axes, rows, runs: done.map((d) => ({ label: d.label, summary: d.summary })) }, null, 1));
+    process.stdout.write(`${table}\n\nsweep folder: ${out}\n`);
+    return ok ? 0 : 1;
+  } catch (e) {
+    if (e instanceof ConfigError || e instanceof UserError || e instanceof RunFolderError) {
+      process.stderr.write(`sweep: ${e instanceof ConfigError ? e.messages.join('\n  ') : e.message}\n`);
+      return 2;
+    }
+    throw e;
+  }
+}
+
+(reexecIfWrapped(fileURLToPath(import.meta.url)) ?? main(process.argv.slice(2))).then(
+  (code) => process.exit(code),
+  (e: unknown) => {
+    process.stderr.write(`sweep: internal error: ${(e as Error).stack ?? String(e)}\n`);
+    process.exit(1);
+  },
+);

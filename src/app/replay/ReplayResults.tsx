@@ -1,0 +1,147 @@
+// What a replay found: the summary (retired?, trigger step, teacher forwards saved, agreement with the log's own
+// trigger), the gate's series with δ, γ and the trigger marked, and every evaluation in a table.
+import type { ReplayResult } from '../../core/replay/gateReplay';
+import { MetricChart } from '../charts/MetricChart';
+import type { ReplaySeries } from './replayModel';
+
+const num = (v: number | null, digits = 4) => (v === null ? '—' : Number.isInteger(v) ? String(v) : v.toFixed(digits));
+
+function Summary({ result }: { result: ReplayResult }) {
+  const s = result.summary;
+  const agreement =
+    s.log_trigger_step === undefined ? null : (
+      <div className={`agreement ${s.agrees_with_log ? 'yes' : 'no'}`} data-testid="summary-agreement">
+        {s.agrees_with_log ? '✓ agrees' : '✗ disagrees'} with the log’s own trigger step (
+        {s.log_trigger_step === null ? 'never retired' : `step ${s.log_trigger_step}`})
+      </div>
+    );
+  return (
+    <section className="summary" aria-label="replay summary">
+      <div className={`verdict ${s.retired ? 'retired' : 'active'}`} data-testid="summary-verdict">
+        {s.retired ? `The teacher retires at step ${s.trigger_step}` : 'The teacher never retires in this log'}
+      </div>
+      <dl>
+        <dt>retired</dt>
+        <dd data-testid="summary-retired">{s.retired ? 'yes' : 'no'}</dd>
+        <dt>trigger step</dt>
+        <dd data-testid="summary-trigger-step">{s.trigger_step === null ? 'none' : s.trigger_step}</dd>
+        <dt>teacher forward steps saved</dt>
+        <dd data-testid="summary-saved">{s.teacher_forward_steps_saved}</dd>
+        <dt>windows / evaluated</dt>
+        <dd>
+          {s.windows} / {s.evaluations}
+        </dd>
+        <dt>training steps / validations</dt>
+        <dd>
+          {s.steps} / {s.validations}
+        </dd>
+        <dt>format · schedule</dt>
+        <dd>
+          {s.format} · {s.schedule}
+        </dd>
+        <dt>gap key · validation key</dt>
+        <dd>
+          <code>{s.gap_key}</code> · <code>{s.val_key}</code>
+        </dd>
+      </dl>
+      {agreement}
+      {s.placeholder_gaps_ignored ? (
+        <p className="muted">
+          {s.placeholder_gaps_ignored} step(s) needed a gap the log holds only as a post-retirement placeholder; they
+          were not observed.
+        </p>
+      ) : null}
+    </section>
+  );
+}
+
+function EvaluationTable({ result }: { result: ReplayResult }) {
+  const rows = result.evaluations;
+  if (rows.length === 0) {
+    return <p className="muted">No window was evaluated: the log needs W gaps before a validation.</p>;
+  }
+  return (
+    <div className="table-wrap">
+      <table aria-label="evaluations">
+        <thead>
+          <tr>
+            <th>step</th>
+            <th>window</th>
+            <th>window end</th>
+            <th>K̄ₘ</th>
+            <th>ρ — alignment progress</th>
+            <th>η — competence ratio</th>
+            <th>S</th>
+            <th>valid</th>
+            <th>retired</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr key={r.window_index} className={r.step === result.summary.trigger_step && r.retired ? 'trigger' : undefined}>
+              <td>{r.step}</td>
+              <td>{r.window_index}</td>
+              <td>{r.window_end_step}</td>
+              <td>{num(r.k_window_mean)}</td>
+              <td>{num(r.alignment_progress)}</td>
+              <td>{num(r.competence_ratio)}</td>
+              <td>{num(r.student_performance, 3)}</td>
+              <td>{r.criterion_valid ? 'yes' : 'no'}</td>
+              <td>{r.retired ? 'yes' : 'no'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export function ReplayResults({
+  result,
+  series,
+  delta,
+  gamma,
+}: {
+  result: ReplayResult;
+  series: ReplaySeries;
+  delta: number;
+  gamma: number;
+}) {
+  const t = result.summary.trigger_step;
+  const marker = t === null ? null : { x: t, label: `retired @ ${t}` };
+  return (
+    <>
+      <Summary result={result} />
+      <div className="charts">
+        <MetricChart
+          testId="chart-window-mean"
+          title="K̄ₘ — mean gap of the evaluated window"
+          lines={[{ name: 'K̄ₘ', points: series.windowMean, color: '#2563eb' }]}
+          marker={marker}
+          xLabel="validation step"
+          note="K = −g per step; each window averages W of them. The gap should shrink while the teacher helps."
+        />
+        <MetricChart
+          testId="chart-alignment"
+          title="ρ — alignment progress"
+          lines={[{ name: 'ρ', points: series.alignment, color: '#7c3aed' }]}
+          threshold={{ y: delta, label: `δ = ${delta}` }}
+          marker={marker}
+          xLabel="validation step"
+          note="ρ = (K̄ₘ₋₁ − K̄ₘ)/K̄ₘ₋₁: > 0 while the gap is still shrinking. Retirement needs ρ ≤ δ."
+        />
+        <MetricChart
+          testId="chart-competence"
+          title="η — competence ratio"
+          lines={[{ name: 'η', points: series.competence, color: '#059669' }]}
+          threshold={{ y: gamma, label: `γ = ${gamma}` }}
+          marker={marker}
+          xLabel="validation step"
+          note="η = (S + S_prev)/(2·S_T). Retirement needs η ≥ γ."
+        />
+      </div>
+      <h3>Evaluations</h3>
+      <EvaluationTable result={result} />
+    </>
+  );
+}

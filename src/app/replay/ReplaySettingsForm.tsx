@@ -1,0 +1,87 @@
+// The gate settings of a replay, with the CLI's defaults (npm run replay -- --help). Numbers are typed as text so
+// that 1e-8 and negative thresholds read as written; the core validates them and names the field at fault.
+import type { FormEvent } from 'react';
+import { REPLAY_SCHEDULES, type ReplaySchedule } from '../../core/replay/gateReplay';
+import { LOG_FORMATS } from '../../core/replay/logRecords';
+import { SETTING_LABELS, type FormatChoice, type ReplaySettings, type SettingName } from './replayModel';
+
+interface Props {
+  settings: ReplaySettings;
+  onChange: (settings: ReplaySettings) => void;
+  onSubmit: () => void;
+  /** the setting a failed replay blamed, outlined in the form */
+  invalid: SettingName | null;
+  canRun: boolean;
+}
+
+const NUMBER_FIELDS: { name: SettingName; hint: string }[] = [
+  { name: 'teacherPerformance', hint: 'teacher’s validation score, same split and metric (required)' },
+  { name: 'windowSize', hint: 'training steps per window (default 5)' },
+  { name: 'alignmentThreshold', hint: 'retire when ρ ≤ δ (default 0)' },
+  { name: 'competenceThreshold', hint: 'retire when η ≥ γ (default 0.9)' },
+  { name: 'epsilon', hint: 'ρ needs |previous K̄| > ε (default 1e-8)' },
+];
+
+export function ReplaySettingsForm({ settings, onChange, onSubmit, invalid, canRun }: Props) {
+  const set = <K extends SettingName>(name: K, value: ReplaySettings[K]) => onChange({ ...settings, [name]: value });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    onSubmit();
+  };
+  return (
+    <form className="settings" onSubmit={submit} aria-label="replay settings">
+      <div className="fields">
+        {NUMBER_FIELDS.map(({ name, hint }) => (
+          <label key={name} className={invalid === name ? 'invalid' : undefined}>
+            <span>{SETTING_LABELS[name]}</span>
+            <input
+              type="text"
+              inputMode="decimal"
+              value={settings[name]}
+              aria-invalid={invalid === name}
+              onChange={(e) => set(name, e.currentTarget.value)}
+              placeholder={name === 'teacherPerformance' ? 'e.g. 0.8' : undefined}
+            />
+            <small>{hint}</small>
+          </label>
+        ))}
+        <label className={invalid === 'schedule' ? 'invalid' : undefined}>
+          <span>{SETTING_LABELS.schedule}</span>
+          <select value={settings.schedule} onChange={(e) => set('schedule', e.currentTarget.value as ReplaySchedule)}>
+            {REPLAY_SCHEDULES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+          <small>adaptive: ρ ≤ δ and η ≥ γ</small>
+        </label>
+        <label>
+          <span>{SETTING_LABELS.format}</span>
+          <select value={settings.format} onChange={(e) => set('format', e.currentTarget.value as FormatChoice)}>
+            <option value="auto">detect per file</option>
+            {LOG_FORMATS.map((f) => (
+              <option key={f} value={f}>
+                {f}
+              </option>
+            ))}
+          </select>
+          <small>jsonl, verl, csv or trl</small>
+        </label>
+        <label>
+          <span>{SETTING_LABELS.gapKey}</span>
+          <input type="text" value={settings.gapKey} placeholder="default for the format" onChange={(e) => set('gapKey', e.currentTarget.value)} />
+          <small>g = token-mean(log π_T − log π_old)</small>
+        </label>
+        <label>
+          <span>{SETTING_LABELS.valKey}</span>
+          <input type="text" value={settings.valKey} placeholder="default for the format" onChange={(e) => set('valKey', e.currentTarget.value)} />
+          <small>the validation score S</small>
+        </label>
+      </div>
+      <button type="submit" className="primary" disabled={!canRun}>
+        Run replay
+      </button>
+    </form>
+  );
+}

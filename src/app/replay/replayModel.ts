@@ -1,0 +1,190 @@
+// The replay view's logic without React: the settings form (strings as typed, defaults as the CLI's), turning it
+// into core ReplayOptions, running the core replay over the chosen files, and describing every failure the way the
+// CLI does (FILE:LINE: what is wrong, or the setting at fault). Pure: unit-tested in Node, run in the page.
+import { GATE_DEFAULTS, GateConfigError } from '../../core/gateConfig';
+import {
+  REPLAY_SCHEDULES,
+  replayGate,
+  type ReplayOptions,
+  type ReplayResult,
+  type ReplaySchedule,
+} from '../../core/replay/gateReplay';
+import { type LogFormat, type LogSource, ReplayInputError } from '../../core/replay/logRecords';
+import { downsampleSeries, finitePoints, type SeriesPoint } from '../charts/downsampleSeries';
+
+export type FormatChoice = LogFormat | 'auto';
+
+/** The settings as the user typed them; empty optional fields mean the CLI's default. */
+export interface ReplaySettings {
+  teacherPerformance: string;
+  windowSize: string;
+  alignmentThreshold: string;
+  competenceThreshold: string;
+  epsilon: string;
+  schedule: ReplaySchedule;
+  gapKey: string;
+  valKey: string;
+  format: FormatChoice;
+}
+
+export const DEFAULT_SETTINGS: ReplaySettings = {
+  teacherPerformance: '',
+  windowSize: String(GATE_DEFAULTS.window_size),
+  alignmentThreshold: String(GATE_DEFAULTS.alignment_threshold),
+  competenceThreshold: String(GATE_DEFAULTS.competence_threshold),
+  epsilon: String(GATE_DEFAULTS.denominator_epsilon),
+  schedule: 'adaptive',
+  gapKey: '',
+  valKey: '',
+  format: 'auto',
+};
+
+export type SettingName = keyof ReplaySettings;
+
+/** Label of each setting as the form shows it (also used in error messages). */
+export const SETTING_LABELS: Record<SettingName, string> = {
+  teacherPerformance: 'S_T (teacher performance)',
+  windowSize: 'W (window)',
+  alignmentThreshold: 'δ (alignment threshold)',
+  competenceThreshold: 'γ (competence threshold)',
+  epsilon: 'ε (denominator epsilon)',
+  schedule: 'schedule',
+  gapKey: 'gap key',
+  valKey: 'validation key',
+  format: 'format',
+};
+
+const FIELD_OF_GATE_KEY: Record<string, SettingName> = {
+  teacher_performance: 'teacherPerformance',
+  window_size: 'windowSize',
+  alignment_threshold: 'alignmentThreshold',
+  competence_threshold: 'competenceThreshold',
+  denominator_epsilon: 'epsilon',
+};
+
+/** Why a replay could not run, in a form the view can show next to the right control. */
+export type ReplayFailure =
+  | { kind: 'input'; file: string; line: number; message: string }
+  | { kind: 'setting'; setting: SettingName; message: string }
+  | { kind: 'internal'; message: string };
+
+export type ReplayOutcome = { ok: true; result: ReplayResult } | { ok: false; failure: ReplayFailure };
+
+class SettingError extends Error {
+  constructor(
+    readonly setting: SettingName,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function readNumber(settings: ReplaySettings, name: SettingName, required: boolean): number | undefined {
+  const text = String(settings[name]).trim();
+  if (text === '') {
+    if (required) throw new SettingError(name, `${SETTING_LABELS[name]} is required (the teacher's validation score, > 0)`);
+    return undefined;
+  }
+  const value = Number(text);
+  if (Number.isNaN(value)) throw new SettingError(name, `${SETTING_LABELS[name]}: expected a number, got "${text}"`);
+  return value;
+}
+
+/** The core replay options of a settings form; throws a SettingError naming the field. */
+export function settingsToOptions(settings: ReplaySettings): ReplayOptions {
+  if (!(REPLAY_SCHEDULES as readonly string[]).includes(settings.schedule)) {
+    throw new SettingError('schedule', `schedule: expected one of ${REPLAY_SCHEDULES.join(', ')}`);
+  }
+  const gate = {
+    teacher_performance: readNumber(settings, 'teacherPerformance', true) as number,
+    window_size: readNumber(settings, 'windowSize', false),
+    alignment_threshold: readNumber(settings, 'alignmentThreshold', false),
+    competence_threshold: readNumber(settings, 'competenceThreshold', false),
+    denominator_epsilon: readNumber(settings, 'epsilon', false),
+  };
+  const defined = Object.fromEntries(Object.entries(gate).filter(([, v]) => v !== undefined)) as typeof gate;
+  return {
+    gate: defined,
+    schedule: settings.schedule,
+    ...(settings.format === 'auto' ? {} : { format: settings.format }),
+    ...(settings.gapKey.trim() === '' ? {} : { gapKey: settings.gapKey.trim() }),
+    ...(settings.valKey.trim() === '' ? {} : { valKey: settings.valKey.trim() }),
+  };
+}
+
+/** The core's messages name CLI flags (`--gap-key`); the page names its own fields. */
+function pageWording(message: string): string {
+  return message.replace(/--gap-key/g, 'the gap key field').replace(/--val-key/g, 'the validation key field');
+}
+
+/** Any thrown value → a failure the view can show; never a stack trace. */
+export function describeFailure(error: unknown): ReplayFailure {
+  if (error instanceof ReplayInputError) {
+    return {
+      kind: 'input',
+      file: error.file,
+      line: error.line,
+      message: pageWording(error.line > 0 ? error.message : `${error.file}: ${error.detail}`),
+    };
+  }
+  if (error instanceof SettingError) return { kind: 'setting', setting: error.setting, message: error.message };
+  if (error instanceof GateConfigError) {
+    const setting = FIELD_OF_GATE_KEY[error.field];
+    const detail = error.message.replace(/^gate config: /, '');
+    if (setting !== undefined) {
+      return { kind: 'setting', setting, message: `${SETTING_LABELS[setting]}: ${detail}` };
+    }
+    return { kind: 'internal', message: detail };
+  }
+  return { kind: 'internal', message: `replay failed: ${error instanceof Error ? error.message : String(error)}` };
+}
+
+/** Run the core replay over the files with the form's settings. */
+export function runReplay(sources: readonly LogSource[], settings: ReplaySettings): ReplayOutcome {
+  try {
+    if (sources.length === 0) return { ok: false, failure: { kind: 'internal', message: 'choose or drop a log file first' } };
+    const options = settingsToOptions(settings);
+    return { ok: true, result: replayGate(sources, options) };
+  } catch (error) {
+    return { ok: false, failure: describeFailure(error) };
+  }
+}
+
+/** The three gate series of a replay, by validation step, downsampled for drawing. */
+export interface ReplaySeries {
+  /** K̄_m of each evaluated window */
+  windowMean: SeriesPoint[];
+  /** ρ — alignment progress (finite values only: the first window and |prev| ≤ ε have none) */
+  alignment: SeriesPoint[];
+  /** η — competence ratio */
+  competence: SeriesPoint[];
+  /** student validation score S at each evaluation */
+  score: SeriesPoint[];
+}
+
+export function replaySeries(result: ReplayResult, maxPoints?: number): ReplaySeries {
+  const e = result.evaluations;
+  const series = (pick: (row: (typeof e)[number]) => number | null) =>
+    downsampleSeries(
+      finitePoints(e.map((row) => ({ x: row.step, y: pick(row) }))),
+      maxPoints,
+    );
+  return {
+    windowMean: series((r) => r.k_window_mean),
+    alignment: series((r) => r.alignment_progress),
+    competence: series((r) => r.competence_ratio),
+    score: series((r) => r.student_performance),
+  };
+}
+
+/** The gate thresholds as numbers for the charts' reference lines (defaults when a field is empty). */
+export function thresholds(settings: ReplaySettings): { delta: number; gamma: number } {
+  const num = (text: string, fallback: number) => {
+    const v = text.trim() === '' ? fallback : Number(text);
+    return Number.isFinite(v) ? v : fallback;
+  };
+  return {
+    delta: num(settings.alignmentThreshold, GATE_DEFAULTS.alignment_threshold),
+    gamma: num(settings.competenceThreshold, GATE_DEFAULTS.competence_threshold),
+  };
+}

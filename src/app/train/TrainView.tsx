@@ -1,0 +1,244 @@
+// The Train view: pick a preset, a backend and a seed; run the whole pipeline in a Web Worker and watch the
+// student's gate (K̄ₘ, ρ, η), success, entropy and the SFT gradient cosine live, with the retirement marked.
+import { useEffect, useMemo, useState } from 'react';
+import type { Preset } from '../../core/experiment/preset';
+import { MetricChart } from '../charts/MetricChart';
+import { BACKEND_CHOICES, type BackendChoice } from '../worker/protocol';
+import { isActive } from '../worker/runState';
+import { fetchPresetCatalog, type PresetCatalog } from './presetCatalog';
+import { RunSummaryPanel } from './RunSummaryPanel';
+import { runStore, useRun } from './runStoreInstance';
+import { trainSeries } from './trainSeries';
+
+const BACKEND_LABELS: Record<BackendChoice, string> = {
+  auto: 'auto (fastest that starts)',
+  webgpu: 'WebGPU',
+  webgl: 'WebGL',
+  wasm: 'WebAssembly',
+  cpu: 'CPU (slow)',
+};
+
+function usePresets(): { catalog: PresetCatalog | null; error: string | null } {
+  const [state, setState] = useState<{ catalog: PresetCatalog | null; error: string | null }>({ catalog: null, error: null });
+  useEffect(() => {
+    let live = true;
+    fetchPresetCatalog().then(
+      (catalog) => live && setState({ catalog, error: null }),
+      (e: unknown) => live && setState({ catalog: null, error: e instanceof Error ? e.message : String(e) }),
+    );
+    return () => {
+      live = false;
+    };
+  }, []);
+  return state;
+}
+
+function RunControls() {
+  const { catalog, error: catalogError } = usePresets();
+  const status = useRun((s) => s.status);
+  const [presetName, setPresetName] = useState('retire-shell');
+  const [backend, setBackend] = useState<BackendChoice>('auto');
+  const [seed, setSeed] = useState('0');
+
+  const resolved = useMemo((): { preset: Preset | null; error: string | null } => {
+    if (!catalog) return { preset: null, error: null };
+    try {
+      return { preset: catalog.load(presetName), error: null };
+    } catch (e) {
+      return { preset: null, error: e instanceof Error ? e.message : String(e) };
+    }
+  }, [catalog, presetName]);
+  const seedValue = Number(seed);
+  const seedError = Number.isSafeInteger(seedValue) && seedValue >= 0 ? null : 'seed: expected an integer ≥ 0';
+  const active = isActive(status);
+
+  const start = () => {
+    if (!resolved.preset || seedError) return;
+    runStore.getState().start({ ...resolved.preset.config, seed: seedValue }, backend);
+  };
+
+  return (
+    <form
+      className="run-controls"
+      aria-label="run controls"
+      onSubmit={(e) => {
+        e.preventDefault();
+        start();
+      }}
+    >
+      <div className="fields">
+        <label>
+          <span>preset</span>
+          <select value={presetName} disabled={active || !catalog} onChange={(e) => setPresetName(e.currentTarget.value)}>
+            {(catalog?.names ?? [presetName]).map((n) => (
+              <option key={n} value={n}>
+                {n}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          <span>backend</span>
+          <select value={backend} disabled={active} onChange={(e) => setBackend(e.currentTarget.value as BackendChoice)}>
+            {BACKEND_CHOICES.map((b) => (
+              <option key={b} value={b}>
+                {BACKEND_LABELS[b]}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className={seedError ? 'invalid' : undefined}>
+          <span>seed</span>
+          <input type="text" inputMode="numeric" value={seed} disabled={active} aria-invalid={seedError !== null} onChange={(e) => setSeed(e.currentTarget.value)} />
+        </label>
+      </div>
+      <div className="buttons">
+        <button type="submit" className="primary" disabled={active || !resolved.preset || seedError !== null}>
+          Start
+        </button>
+        {status === 'paused' ? (
+          <button type="button" onClick={() => runStore.getState().resume()}>
+            Resume
+          </button>
+        ) : (
+          <button type="button" disabled={status !== 'running'} onClick={() => runStore.getState().pause()}>
+            Pause
+          </button>
+        )}
+        <button type="button" disabled={!active || status === 'stopping'} onClick={() => runStore.getState().stop()}>
+          Stop
+        </button>
+      </div>
+      {resolved.preset ? (
+        <p className="preset-description">
+          {resolved.preset.description}
+          {resolved.preset.sweep ? ' (A sweep preset: this runs its base configuration; run the sweep with npm run sweep.)' : ''}
+        </p>
+      ) : null}
+      {[catalogError, resolved.error, seedError].filter(Boolean).map((m) => (
+        <p key={m} role="alert" className="error">
+          {m}
+        </p>
+      ))}
+    </form>
+  );
+}
+
+function RunStatusLine() {
+  const s = useRun((st) => st);
+  if (s.status === 'idle') return <p className="muted">No run yet. Pause holds the run before its next rollout (SFT steps finish first).</p>;
+  const pct = s.totalSteps > 0 ? Math.round((100 * s.step) / s.totalSteps) : 0;
+  return (
+    <div className="run-status" aria-label="run status">
+      <span className={`badge ${s.status}`} data-testid="run-status">
+        {s.status}
+      </span>
+      <span data-testid="run-backend">backend: {s.backend ?? '…'}</span>
+      {s.stage ? (
+        <span data-testid="run-progress">
+          {s.stage} {s.step}/{s.totalSteps}
+          <progress max={100} value={pct} />
+        </span>
+      ) : null}
+      {s.retirement ? <span className="retired">teacher retired at step {s.retirement.triggerStep}</span> : null}
+      {s.error ? (
+        <p role="alert" className="error">
+          {s.error.name}: {s.error.message}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+function RunCharts() {
+  const state = useRun((s) => s);
+  const series = useMemo(() => trainSeries(state), [state]);
+  const cfg = state.config;
+  const t = state.retirement?.triggerStep;
+  const marker = t === undefined ? null : { x: t, label: `retired @ ${t}` };
+  const gate = cfg?.student.gate;
+  return (
+    <div className="charts" aria-label="training charts">
+      <MetricChart
+        testId="train-window-mean"
+        title="K̄ₘ — mean teacher–student gap per window"
+        lines={[{ name: 'K̄ₘ', points: series.windowMean, color: '#2563eb' }]}
+        marker={marker}
+        note="Student stage. K = −g, averaged over W steps; no windows after retirement (the teacher is not run)."
+      />
+      <MetricChart
+        testId="train-alignment"
+        title="ρ — alignment progress"
+        lines={[{ name: 'ρ', points: series.alignment, color: '#7c3aed' }]}
+        threshold={gate ? { y: gate.alignmentThreshold, label: `δ = ${gate.alignmentThreshold}` } : null}
+        marker={marker}
+      />
+      <MetricChart
+        testId="train-competence"
+        title="η — competence ratio"
+        lines={[{ name: 'η', points: series.competence, color: '#059669' }]}
+        threshold={gate ? { y: gate.competenceThreshold, label: `γ = ${gate.competenceThreshold}` } : null}
+        marker={marker}
+      />
+      <MetricChart
+        testId="train-success"
+        title="success rate"
+        lines={[
+          { name: 'rollout', points: series.rolloutSuccess, color: '#0891b2' },
+          { name: 'validation', points: series.validationSuccess, color: '#111827' },
+        ]}
+        marker={marker}
+        note="Student stage: training rollouts (blue) and validation (black)."
+      />
+      <MetricChart
+        testId="train-entropy"
+        title="entropy (nats/token)"
+        lines={[{ name: 'entropy', points: series.entropy, color: '#db2777' }]}
+        marker={marker}
+        note="Student stage: mean entropy of the sampled action tokens."
+      />
+      <MetricChart
+        testId="train-grad-cosine"
+        title="cos(∇ action loss, ∇ observation loss)"
+        lines={[{ name: 'cosine', points: series.gradientCosine, color: '#ea580c' }]}
+        threshold={{ y: 0, label: '0' }}
+        xLabel="SFT step"
+        note="SFT stage (before the teacher exists), measured every sft.geometryEvery steps."
+      />
+    </div>
+  );
+}
+
+function RunLog() {
+  const log = useRun((s) => s.log);
+  if (log.length === 0) return null;
+  return (
+    <details className="run-log" open>
+      <summary>Run log ({log.length})</summary>
+      <ol>
+        {log.slice(-40).map((e, i) => (
+          <li key={i} className={e.level}>
+            {e.text}
+          </li>
+        ))}
+      </ol>
+    </details>
+  );
+}
+
+export function TrainView() {
+  return (
+    <section className="view" aria-labelledby="train-title">
+      <h2 id="train-title">Train</h2>
+      <p className="lead">
+        Demonstrations → SFT → a skill-conditioned teacher (its score is S_T) → the skill-free student with GRPO + λ·OPD,
+        whose teacher retires when ρ ≤ δ and η ≥ γ. Everything runs in a Web Worker in this tab.
+      </p>
+      <RunControls />
+      <RunStatusLine />
+      <RunCharts />
+      <RunSummaryPanel />
+      <RunLog />
+    </section>
+  );
+}

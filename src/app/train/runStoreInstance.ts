@@ -1,0 +1,9 @@
+// The page's one run store, backed by the real module worker (Vite bundles it from this `new URL`).
+import { useStore } from 'zustand';
+import { createRunStore, type WorkerLike } from '../worker/runStore';
+
+export const runStore = createRunStore(
+  () => new Worker(new URL('../worker/trainingWorker.ts', import.meta.url), { type: 'module', name: 'retirelab-trainer' }) as unknown as WorkerLike,
+);
+
+export const useRun = <T,>(selector: (s: ReturnType<typeof runStore.getState>) => T): T => useStore(runStore, selector);

@@ -1,0 +1,32 @@
+// The Train view's chart series from a RunState: gate quantities from the window/evaluation events, the rest from
+// the per-step metrics lines (keys as METHODS.md names them), each downsampled for drawing.
+import { downsampleSeries, finitePoints, type SeriesPoint } from '../charts/downsampleSeries';
+import type { RunState } from '../worker/runState';
+import type { MetricsLine } from '../../engine/trainer/events';
+
+export interface TrainSeries {
+  windowMean: SeriesPoint[];
+  alignment: SeriesPoint[];
+  competence: SeriesPoint[];
+  rolloutSuccess: SeriesPoint[];
+  validationSuccess: SeriesPoint[];
+  entropy: SeriesPoint[];
+  /** cos(g_act, g_obs) measured every sft.geometryEvery SFT steps */
+  gradientCosine: SeriesPoint[];
+}
+
+const byStep = (lines: readonly MetricsLine[], key: string, maxPoints?: number) =>
+  downsampleSeries(finitePoints(lines.map((l) => ({ x: l.step, y: l[key] }))), maxPoints);
+
+export function trainSeries(state: RunState, maxPoints?: number): TrainSeries {
+  const student = state.steps.student;
+  return {
+    windowMean: downsampleSeries(finitePoints(state.windows.map((w) => ({ x: w.step, y: w.mean }))), maxPoints),
+    alignment: downsampleSeries(finitePoints(state.evaluations.map((e) => ({ x: e.step, y: e.alignment_progress }))), maxPoints),
+    competence: downsampleSeries(finitePoints(state.evaluations.map((e) => ({ x: e.step, y: e.competence_ratio }))), maxPoints),
+    rolloutSuccess: byStep(student, 'rollout/success_rate', maxPoints),
+    validationSuccess: byStep(student, 'val/success_rate', maxPoints),
+    entropy: byStep(student, 'actor/entropy', maxPoints),
+    gradientCosine: byStep(state.steps.sft, 'sft/grad_cosine', maxPoints),
+  };
+}

@@ -1,0 +1,61 @@
+// The one contract between the page and the training worker: every message either way, as discriminated unions.
+// Requests carry an id; every response to a request names it. Trainer events are forwarded as they are (plain
+// JSON-serialisable data, NaN included: postMessage uses structured clone). Errors cross as {name, message} —
+// never an Error object, never a stack.
+import type { ExperimentConfig } from '../../core/experiment/config';
+import type { BackendName } from '../../engine/backend';
+import type { TrainerEvent } from '../../engine/trainer/events';
+
+/** The backend the user asked for; 'auto' tries the fastest first. */
+export type BackendChoice = 'auto' | BackendName;
+export const BACKEND_CHOICES: readonly BackendChoice[] = ['auto', 'webgpu', 'webgl', 'wasm', 'cpu'];
+
+/** Fallback order: a backend that does not start here gives way to the next one. */
+export const BACKEND_FALLBACK: readonly BackendName[] = ['webgpu', 'webgl', 'wasm', 'cpu'];
+
+/** The backends to try, in order, for a choice: the chosen one, then the slower ones after it. */
+export function backendChain(choice: BackendChoice): BackendName[] {
+  if (choice === 'auto') return [...BACKEND_FALLBACK];
+  const i = BACKEND_FALLBACK.indexOf(choice);
+  return i < 0 ? [...BACKEND_FALLBACK] : BACKEND_FALLBACK.slice(i);
+}
+
+export interface WireError {
+  name: string;
+  message: string;
+}
+
+export function toWireError(error: unknown): WireError {
+  if (error instanceof Error) return { name: error.name, message: error.message };
+  return { name: 'Error', message: String(error) };
+}
+
+export type WorkerRequest =
+  /** start a run of `config` (already validated by the page); one run at a time */
+  | { type: 'start'; id: number; config: ExperimentConfig; backend: BackendChoice }
+  /** hold the run before its next rollout (SFT steps have none: a pause during SFT takes effect when it ends) */
+  | { type: 'pause'; id: number }
+  | { type: 'resume'; id: number }
+  /** stop at the next step boundary; the trainer ends with a 'done' event of status 'interrupted' */
+  | { type: 'stop'; id: number };
+
+export type WorkerRequestType = WorkerRequest['type'];
+
+export type WorkerResponse =
+  /** the request was accepted (for 'start': the run begins; events follow) */
+  | { type: 'ack'; id: number; of: WorkerRequestType }
+  /** the request was refused (e.g. start while a run is going, pause with no run); nothing changed */
+  | { type: 'rejected'; id: number; of: WorkerRequestType; error: WireError }
+  /** the backend the run uses, and why each faster one in the chain was skipped */
+  | { type: 'backend'; id: number; backend: BackendName; skipped: { backend: BackendName; reason: string }[] }
+  /** a trainer event of run `id` */
+  | { type: 'event'; id: number; event: TrainerEvent }
+  /** run `id` ended without a 'done' event: the backend did not start or the trainer threw */
+  | { type: 'failed'; id: number; error: WireError };
+
+export type WorkerResponseType = WorkerResponse['type'];
+
+/** Compile-time exhaustiveness for switches over these unions. */
+export function assertNever(value: never, what: string): never {
+  throw new Error(`unhandled ${what}: ${JSON.stringify(value)}`);
+}

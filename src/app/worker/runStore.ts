@@ -1,0 +1,84 @@
+// The zustand store of the training run: the RunState (runState.ts) plus the actions that talk to the worker.
+// The worker is created per run and terminated when the run ends (tfjs variables are engine-global; a fresh worker
+// leaves nothing behind). `createWorker` is injectable so the store can be tested without a browser.
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import type { ExperimentConfig } from '../../core/experiment/config';
+import { toWireError, type BackendChoice, type WorkerRequest, type WorkerResponse } from './protocol';
+import { INITIAL_RUN_STATE, isActive, reduceRun, type RunState } from './runState';
+
+/** What the store needs of a Worker (a real one in the page, a fake in tests). */
+export interface WorkerLike {
+  postMessage(message: WorkerRequest): void;
+  onmessage: ((event: MessageEvent<WorkerResponse>) => void) | null;
+  onerror: ((event: ErrorEvent) => void) | null;
+  terminate(): void;
+}
+
+export interface RunActions {
+  start(config: ExperimentConfig, backend: BackendChoice): void;
+  pause(): void;
+  resume(): void;
+  stop(): void;
+  /** forget a finished run (the charts empty) */
+  reset(): void;
+}
+
+export type RunStore = StoreApi<RunState & RunActions>;
+
+export function createRunStore(createWorker: () => WorkerLike): RunStore {
+  let worker: WorkerLike | null = null;
+  let nextId = 1;
+
+  return createStore<RunState & RunActions>()((set, get) => {
+    const dispatchResponse = (response: WorkerResponse) => {
+      set((s) => reduceRun(s, { type: 'received', response }));
+      if (!isActive(get().status) && worker) {
+        worker.terminate();
+        worker = null;
+      }
+    };
+    const send = (request: WorkerRequest) => {
+      set((s) => reduceRun(s, { type: 'sent', request }));
+      worker?.postMessage(request);
+    };
+    return {
+      ...INITIAL_RUN_STATE,
+      start(config, backend) {
+        if (isActive(get().status)) return;
+        const id = nextId++;
+        worker?.terminate();
+        try {
+          worker = createWorker();
+        } catch (error) {
+          set((s) => reduceRun(reduceRun(s, { type: 'sent', request: { type: 'start', id, config, backend } }), {
+            type: 'received',
+            response: { type: 'failed', id, error: toWireError(error) },
+          }));
+          return;
+        }
+        worker.onmessage = (e) => dispatchResponse(e.data);
+        worker.onerror = (e) => {
+          e.preventDefault?.();
+          dispatchResponse({ type: 'failed', id, error: { name: 'WorkerError', message: e.message || 'the training worker failed to load' } });
+        };
+        send({ type: 'start', id, config, backend });
+      },
+      pause() {
+        if (get().status === 'running') send({ type: 'pause', id: nextId++ });
+      },
+      resume() {
+        if (get().status === 'paused') send({ type: 'resume', id: nextId++ });
+      },
+      stop() {
+        const status = get().status;
+        if (!isActive(status) || status === 'stopping') return;
+        // the worker also releases a paused run so that it reaches the step boundary where it stops
+        send({ type: 'stop', id: nextId++ });
+      },
+      reset() {
+        if (isActive(get().status)) return;
+        set({ ...INITIAL_RUN_STATE });
+      },
+    };
+  });
+}

@@ -1,0 +1,332 @@
+// shell: a terminal agent on a tiny random filesystem (Terminal-Bench in miniature).
+// The universe (fixed by the seed) keeps each service's key file and log file in one directory each; a task shows
+// three services spread over ≥ 5 of the 8 directories and asks for a password or for the number of ERROR/WARN lines
+// of one service's log. Split key: goal, answer and the set of services present (a validation task never repeats a
+// training task's goal, answer and services together; each goal has many answers, so answers must be read).
+// The skill says where that service keeps its key/log ("nginx key in etc"); without it an
+// agent must look through directories within 4 turns.
+//   actions: ls | ls DIR | cat DIR FILE | grep WORD DIR | answer VALUE
+//   observations: file lists, file contents, `FILE COUNT` pairs (grep -c), `correct`/`wrong`, or errors.
+import type { Rng } from '../rng';
+import { deriveRng, hashString } from '../rng';
+import type { SkillEntry } from './skillBank';
+import {
+  MicroEnv,
+  Outcome,
+  resolveEnvOptions,
+  scriptedPolicy,
+  type EnvTask,
+  type EpisodePolicy,
+  type WorldDraft,
+} from './microEnv';
+import type { EnvOptions } from './types';
+
+export const SHELL_DIRS = ['etc', 'var', 'opt', 'srv', 'home', 'tmp', 'usr', 'lib'] as const;
+export const SHELL_SERVICES = ['nginx', 'redis', 'mysql', 'sshd', 'cron', 'kafka'] as const;
+const DISTRACTOR_FILES = ['notes', 'backup', 'readme'] as const;
+const LEVELS = ['ok', 'warn', 'error'] as const;
+const PASSWORDS = [
+  'tiger', 'maple', 'cobalt', 'lemon', 'orbit', 'pixel', 'falcon', 'ember', 'cedar', 'quartz', 'velvet', 'nova',
+  'delta', 'willow', 'onyx', 'coral', 'raven', 'topaz', 'frost', 'amber', 'lotus', 'sable', 'zephyr', 'indigo',
+] as const; // prettier-ignore
+const COUNTS = ['0', '1', '2', '3', '4', '5'] as const;
+const LOG_LINES = 6;
+const MAX_FILES_PER_DIR = 4;
+const KINDS = ['password', 'error', 'warn'] as const;
+type Kind = (typeof KINDS)[number];
+
+const HEADS = ['ls', 'cat', 'grep', 'answer'] as const;
+const WORDS: readonly string[] = [
+  ...HEADS,
+  ...SHELL_DIRS,
+  ...SHELL_SERVICES,
+  ...SHELL_SERVICES.flatMap((s) => [`${s}.key`, `${s}.log`]),
+  ...DISTRACTOR_FILES,
+  ...LEVELS,
+  ...PASSWORDS,
+  ...COUNTS,
+  // prompt, skill and observation words
+  ...['find', 'the', 'password', 'of', 'count', 'lines', 'key', 'log', 'in'],
+  ...['no', 'such', 'file', 'dir', 'match', 'empty', 'correct', 'wrong', 'bad', 'command'],
+];
+
+interface ShellFile {
+  dir: number; // index into SHELL_DIRS
+  name: string;
+  nameId: number;
+  isKey: boolean;
+  contentIds: readonly number[];
+  /** content as words: `password X` for keys, one level word per line for logs, `empty` otherwise */
+  content: readonly string[];
+}
+
+export interface ShellWorld {
+  service: number;
+  kind: Kind;
+  answer: string;
+  answerId: number;
+  /** present directories, ascending index */
+  dirs: readonly number[];
+  /** files sorted by (dir, vocabulary order of the name) */
+  files: readonly ShellFile[];
+  /** the target file (where the answer is) */
+  targetDir: number;
+  targetFile: string;
+}
+
+export class ShellEnv extends MicroEnv<ShellWorld> {
+  /** universe: directory of each service's key and log file */
+  readonly keyDir: readonly number[];
+  readonly logDir: readonly number[];
+  private readonly dirById: Int8Array;
+  private readonly dirIds: readonly number[];
+  private readonly countIds: readonly number[];
+  private readonly ids: Record<'ls' | 'cat' | 'grep' | 'answer' | 'empty' | 'correct' | 'wrong', number>;
+  private readonly errors: { bad: readonly number[]; noDir: readonly number[]; noFile: readonly number[] };
+
+  constructor(options: Partial<EnvOptions> = {}) {
+    const o = resolveEnvOptions(options);
+    const u = deriveRng(o.seed, hashString('shell-universe'));
+    const keyDir = SHELL_SERVICES.map(() => u.int(SHELL_DIRS.length));
+    const logDir = SHELL_SERVICES.map(() => u.int(SHELL_DIRS.length));
+    const wrong = (d: number): string =>
+      SHELL_DIRS[(d + 1 + u.int(SHELL_DIRS.length - 1)) % SHELL_DIRS.length] as string;
+    const skills: SkillEntry[] = SHELL_SERVICES.flatMap((s, i) => [
+      {
+        keywords: [s, 'password'],
+        text: `${s} key in ${SHELL_DIRS[keyDir[i] as number]}`,
+        misleadingText: `${s} key in ${wrong(keyDir[i] as number)}`,
+      },
+      {
+        keywords: [s, 'lines'],
+        text: `${s} log in ${SHELL_DIRS[logDir[i] as number]}`,
+        misleadingText: `${s} log in ${wrong(logDir[i] as number)}`,
+      },
+    ]);
+    super(
+      {
+        name: 'shell',
+        words: WORDS,
+        heads: HEADS,
+        limits: { maxTurns: 4, maxActionTokens: 4, maxObsTokens: 9, maxPromptTokens: 7, skillTokens: 6 },
+        skills,
+        stateSize: 1,
+        badActionText: 'bad command',
+      },
+      o,
+    );
+    this.keyDir = keyDir;
+    this.logDir = logDir;
+    const v = this.vocab;
+    this.dirIds = SHELL_DIRS.map((d) => v.id(d));
+    this.dirById = new Int8Array(v.size).fill(-1);
+    this.dirIds.forEach((id, d) => (this.dirById[id] = d));
+    this.countIds = COUNTS.map((c) => v.id(c));
+    this.ids = {
+      ls: v.id('ls'),
+      cat: v.id('cat'),
+      grep: v.id('grep'),
+      answer: v.id('answer'),
+      empty: v.id('empty'),
+      correct: v.id('correct'),
+      wrong: v.id('wrong'),
+    };
+    this.errors = { bad: v.encode('bad command'), noDir: v.encode('no such dir'), noFile: v.encode('no such file') };
+  }
+
+  private file(dir: number, name: string, content: readonly string[]): ShellFile {
+    const v = this.vocab;
+    return {
+      dir,
+      name,
+      nameId: v.id(name),
+      isKey: name.endsWith('.key'),
+      content,
+      contentIds: content.map((w) => v.id(w)),
+    };
+  }
+
+  protected draft(rng: Rng): WorldDraft<ShellWorld> {
+    const service = rng.int(SHELL_SERVICES.length);
+    const kind = rng.pick(KINDS);
+    // three services whose files fit MAX_FILES_PER_DIR per directory
+    let present: number[];
+    for (;;) {
+      const others = rng.shuffle(SHELL_SERVICES.map((_, i) => i).filter((i) => i !== service)).slice(0, 2);
+      present = [service, ...others];
+      const perDir = new Array<number>(SHELL_DIRS.length).fill(0);
+      for (const s of present) {
+        perDir[this.keyDir[s] as number]! += 1;
+        perDir[this.logDir[s] as number]! += 1;
+      }
+      if (perDir.every((n) => n <= MAX_FILES_PER_DIR)) break;
+    }
+    const files: ShellFile[] = [];
+    let answer = '';
+    for (const s of present) {
+      const name = SHELL_SERVICES[s] as string;
+      const password = rng.pick(PASSWORDS);
+      files.push(this.file(this.keyDir[s] as number, `${name}.key`, ['password', password]));
+      // a log of LOG_LINES lines whose count of the asked level is uniform in 0..5
+      const level = kind === 'password' ? rng.pick(['error', 'warn'] as const) : kind;
+      const count = rng.int(COUNTS.length);
+      const lines: string[] = [];
+      for (let k = 0; k < LOG_LINES; k++) {
+        lines.push(k < count ? level : rng.pick(LEVELS.filter((l) => l !== level)));
+      }
+      rng.shuffle(lines);
+      files.push(this.file(this.logDir[s] as number, `${name}.log`, lines));
+      if (s === service) answer = kind === 'password' ? password : String(count);
+    }
+    const dirSet = new Set(files.map((f) => f.dir));
+    while (dirSet.size < 5) dirSet.add(rng.int(SHELL_DIRS.length));
+    const dirs = [...dirSet].sort((a, b) => a - b);
+    for (const name of rng.shuffle([...DISTRACTOR_FILES]).slice(0, 2)) {
+      const room = dirs.filter((d) => files.filter((f) => f.dir === d).length < MAX_FILES_PER_DIR);
+      files.push(this.file(rng.pick(room), name, ['empty']));
+    }
+    files.sort((a, b) => a.dir - b.dir || a.nameId - b.nameId);
+    const sname = SHELL_SERVICES[service] as string;
+    const goal = kind === 'password' ? `find the password of ${sname}` : `count ${kind} lines of ${sname}`;
+    const targetDir = kind === 'password' ? (this.keyDir[service] as number) : (this.logDir[service] as number);
+    const targetFile = kind === 'password' ? `${sname}.key` : `${sname}.log`;
+    return {
+      goal,
+      world: { service, kind, answer, answerId: this.vocab.id(answer), dirs, files, targetDir, targetFile },
+      splitKey: `${goal}|${answer}|${[...present].sort((a, b) => a - b).join(',')}`,
+    };
+  }
+
+  initState(): void {
+    // the filesystem is read-only: no mutable state
+  }
+
+  /** vocabulary id → directory index, or -1 */
+  private dirOf(id: number): number {
+    return this.dirById[id] ?? -1;
+  }
+
+  private err(key: keyof ShellEnv['errors'], out: number[]): number {
+    for (const t of this.errors[key]) out.push(t);
+    return Outcome.invalid;
+  }
+
+  apply(world: ShellWorld, s: Int32Array, o: number, action: readonly number[], nArgs: number, out: number[]): number {
+    const ids = this.ids;
+    const head = action[0] as number;
+    const a1 = action[1] as number;
+    const a2 = action[2] as number;
+    if (head === ids.ls) {
+      if (nArgs === 0) {
+        for (const d of world.dirs) out.push(this.dirIds[d] as number);
+        return Outcome.none;
+      }
+      if (nArgs !== 1) return this.err('bad', out);
+      const d = this.dirOf(a1);
+      if (!(d >= 0 && world.dirs.includes(d))) return this.err('noDir', out);
+      for (const f of world.files) if (f.dir === d) out.push(f.nameId);
+      if (out.length === 0) out.push(ids.empty);
+      return Outcome.none;
+    }
+    if (head === ids.cat) {
+      if (nArgs !== 2) return this.err('bad', out);
+      const d = this.dirOf(a1);
+      for (const f of world.files) {
+        if (f.dir === d && f.nameId === a2) {
+          for (const t of f.contentIds) out.push(t);
+          return Outcome.none;
+        }
+      }
+      return this.err(d >= 0 && world.dirs.includes(d) ? 'noFile' : 'noDir', out);
+    }
+    if (head === ids.grep) {
+      // grep -c WORD DIR/*: every file of DIR with its count of lines holding WORD (a key file is one line)
+      if (nArgs !== 2) return this.err('bad', out);
+      const d = this.dirOf(a2);
+      if (!(d >= 0 && world.dirs.includes(d))) return this.err('noDir', out);
+      for (const f of world.files) {
+        if (f.dir !== d) continue;
+        let n = 0;
+        if (f.isKey) n = f.contentIds.includes(a1) ? 1 : 0;
+        else for (const t of f.contentIds) if (t === a1) n++;
+        out.push(f.nameId, this.countIds[Math.min(n, COUNTS.length - 1)] as number);
+      }
+      if (out.length === 0) out.push(ids.empty);
+      return Outcome.none;
+    }
+    if (head === ids.answer) {
+      if (nArgs !== 1) return this.err('bad', out);
+      const correct = a1 === world.answerId;
+      out.push(correct ? ids.correct : ids.wrong);
+      s[o] = correct ? 1 : 0;
+      return Outcome.done | (correct ? Outcome.success : 0);
+    }
+    return this.err('bad', out);
+  }
+
+  score(_world: ShellWorld, s: Int32Array, o: number): number {
+    return s[o] === 1 ? 1 : 0;
+  }
+
+  validActions(world: ShellWorld): string[][] {
+    const acts: string[][] = [['ls']];
+    for (const d of world.dirs) acts.push(['ls', SHELL_DIRS[d] as string]);
+    for (const f of world.files) acts.push(['cat', SHELL_DIRS[f.dir] as string, f.name]);
+    for (const l of LEVELS) for (const d of world.dirs) acts.push(['grep', l, SHELL_DIRS[d] as string]);
+    for (const a of [...PASSWORDS, ...COUNTS]) acts.push(['answer', a]);
+    return acts;
+  }
+
+  expertPlan(world: ShellWorld): string[][] {
+    const dir = SHELL_DIRS[world.targetDir] as string;
+    const look = world.kind === 'password' ? ['cat', dir, world.targetFile] : ['grep', world.kind, dir];
+    return [look, ['answer', world.answer]];
+  }
+
+  /** the answer visible in an observation of `look`, or null when the target file was not there */
+  private static readAnswer(world: ShellWorld, obs: readonly string[]): string | null {
+    if (world.kind === 'password') return obs[0] === 'password' ? (obs[1] ?? null) : null;
+    const k = obs.indexOf(world.targetFile);
+    return k >= 0 ? (obs[k + 1] ?? null) : null;
+  }
+
+  private static probe(world: ShellWorld, dir: string): string[] {
+    return world.kind === 'password' ? ['cat', dir, world.targetFile] : ['grep', world.kind, dir];
+  }
+
+  /** lists the root, then probes the listed directories in random order (skipping `tried`), then answers */
+  private static *explore(
+    world: ShellWorld,
+    rng: Rng,
+    tried: readonly string[],
+  ): Generator<string[], void, readonly string[]> {
+    const listing = yield ['ls'];
+    for (const dir of rng.shuffle(listing.filter((d) => !tried.includes(d)))) {
+      const obs = yield ShellEnv.probe(world, dir);
+      const ans = ShellEnv.readAnswer(world, obs);
+      if (ans !== null) {
+        yield ['answer', ans];
+        return;
+      }
+    }
+    yield ['answer', world.kind === 'password' ? 'tiger' : '0'];
+  }
+
+  explorer(task: EnvTask<ShellWorld>, rng: Rng): EpisodePolicy {
+    return scriptedPolicy(() => ShellEnv.explore(task.world, rng, []));
+  }
+
+  skillFollower(task: EnvTask<ShellWorld>, rng: Rng): EpisodePolicy {
+    const world = task.world;
+    const dir = task.skill.split(' ').at(-1) as string; // "<service> key|log in <dir>"
+    return scriptedPolicy(function* () {
+      const obs = yield ShellEnv.probe(world, dir);
+      const ans = ShellEnv.readAnswer(world, obs);
+      if (ans !== null) {
+        yield ['answer', ans];
+        return;
+      }
+      yield* ShellEnv.explore(world, rng, [dir]);
+    });
+  }
+}

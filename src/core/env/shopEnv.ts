@@ -1,0 +1,384 @@
+// shop: a WebShop-like store. The instruction names a category, a colour, a material, a size and a price cap
+// ("red cotton shirt size m under 40"). The store lists each category under one word of its thesaurus (fixed by
+// the seed: shirts may be listed as `polo`); a search without that word finds nothing. Results are ranked by how
+// many of the query's colour/material words an item matches; one item matches everything, its twin is over the
+// cap. The skill names the listing word ("shirt listed as polo"); without it an agent must guess among five.
+//   actions: search W [W W] | click ITEM | choose SIZE | buy
+//   observations: `ITEM PRICE` pairs, an item page `COLOUR MATERIAL PRICE sizes S…`, `size S`, the bought score.
+// Reward = fraction of the five attributes (category, colour, material, size, price ≤ cap) the bought item
+// matches, as WebShop scores it; success iff all five.
+import type { Rng } from '../rng';
+import { deriveRng, hashString } from '../rng';
+import {
+  MicroEnv,
+  Outcome,
+  resolveEnvOptions,
+  scriptedPolicy,
+  type EnvTask,
+  type EpisodePolicy,
+  type WorldDraft,
+} from './microEnv';
+import type { SkillEntry } from './skillBank';
+import type { EnvOptions } from './types';
+
+export const SHOP_CATEGORIES = ['shirt', 'shoes', 'bag', 'hat', 'mug', 'lamp', 'chair', 'clock'] as const;
+/** thesaurus: the store lists each category under one of these words */
+export const SHOP_SYNONYMS: readonly (readonly string[])[] = [
+  ['tee', 'top', 'polo', 'jersey', 'blouse'],
+  ['sneaker', 'boot', 'loafer', 'runner', 'sandal'],
+  ['tote', 'pouch', 'satchel', 'sack', 'purse'],
+  ['cap', 'beanie', 'fedora', 'beret', 'visor'],
+  ['cup', 'tumbler', 'stein', 'beaker', 'flask'],
+  ['light', 'lantern', 'sconce', 'torch', 'bulb'],
+  ['stool', 'seat', 'bench', 'recliner', 'rocker'],
+  ['timer', 'dial', 'chime', 'alarm', 'gauge'],
+];
+const COLORS = ['red', 'blue', 'green', 'black', 'white', 'pink'] as const;
+const MATERIALS = ['cotton', 'leather', 'wool', 'plastic'] as const;
+const SIZES = ['s', 'm', 'l'] as const;
+const PRICES = ['10', '20', '30', '40', '50', '60', '70', '80', '90'] as const; // price index p ↔ 10·(p+1)
+const CAPS = [2, 3, 4, 5, 6]; // price indices of the cap: 30..70
+const ITEM_IDS = ['p1', 'p2', 'p3', 'p4', 'p5', 'p6'] as const;
+const SCORES = ['0', '1', '2', '3', '4', '5'] as const; // attributes matched, shown after buy
+const RESULTS_SHOWN = 3;
+const ATTRIBUTES = 5;
+
+const HEADS = ['search', 'click', 'choose', 'buy'] as const;
+const WORDS: readonly string[] = [
+  ...HEADS,
+  ...SHOP_CATEGORIES,
+  ...SHOP_SYNONYMS.flat(),
+  ...COLORS,
+  ...MATERIALS,
+  ...SIZES,
+  ...PRICES,
+  ...ITEM_IDS,
+  ...SCORES,
+  ...['size', 'under', 'listed', 'as', 'sizes', 'no', 'results', 'such', 'item', 'page', 'score', 'bad', 'command'],
+];
+
+// state layout
+const S_RESULTS = 0; // bitmask of items on the last results page
+const S_PAGE = 1; // item on screen or -1
+const S_CHOSEN = 2; // chosen size index or -1
+const S_BOUGHT = 3; // bought item or -1
+const S_BOUGHT_SIZE = 4;
+
+interface ShopItem {
+  color: number;
+  material: number;
+  price: number; // index into PRICES
+  sizes: number; // bitmask over SIZES
+}
+
+export interface ShopWorld {
+  category: number;
+  color: number;
+  material: number;
+  size: number;
+  cap: number; // price index
+  /** the catalogue, indexed like ITEM_IDS */
+  items: readonly ShopItem[];
+  /** tie-break order of items in results (a permutation) */
+  rank: readonly number[];
+  target: number;
+}
+
+export class ShopEnv extends MicroEnv<ShopWorld> {
+  /** universe: the thesaurus index each category is listed under */
+  readonly listedAs: readonly number[];
+  private readonly listedIds: readonly number[];
+  private readonly colorById: Int8Array;
+  private readonly materialById: Int8Array;
+  private readonly sizeById: Int8Array;
+  private readonly itemById: Int8Array;
+  private readonly ids: {
+    search: number;
+    click: number;
+    choose: number;
+    buy: number;
+    sizes: number;
+    size: number;
+    score: number;
+  };
+  private readonly itemIds: readonly number[];
+  private readonly numIds: readonly number[];
+  private readonly errors: Record<'noResults' | 'noItem' | 'noSize' | 'noPage' | 'bad', readonly number[]>;
+  private readonly searchActions: readonly string[][];
+
+  constructor(options: Partial<EnvOptions> = {}) {
+    const o = resolveEnvOptions(options);
+    const u = deriveRng(o.seed, hashString('shop-universe'));
+    const listedAs = SHOP_CATEGORIES.map(() => u.int(5));
+    const skills: SkillEntry[] = SHOP_CATEGORIES.map((c, i) => {
+      const syn = SHOP_SYNONYMS[i] as readonly string[];
+      const k = listedAs[i] as number;
+      return {
+        keywords: [c],
+        text: `${c} listed as ${syn[k]}`,
+        misleadingText: `${c} listed as ${syn[(k + 1 + u.int(syn.length - 1)) % syn.length]}`,
+      };
+    });
+    super(
+      {
+        name: 'shop',
+        words: WORDS,
+        heads: HEADS,
+        limits: { maxTurns: 5, maxActionTokens: 5, maxObsTokens: 8, maxPromptTokens: 8, skillTokens: 6 },
+        skills,
+        stateSize: 5,
+        badActionText: 'bad command',
+      },
+      o,
+    );
+    this.listedAs = listedAs;
+    const v = this.vocab;
+    this.listedIds = SHOP_CATEGORIES.map((_, i) =>
+      v.id((SHOP_SYNONYMS[i] as readonly string[])[listedAs[i] as number] as string),
+    );
+    const table = (words: readonly string[]): Int8Array => {
+      const t = new Int8Array(v.size).fill(-1);
+      words.forEach((w, i) => (t[v.id(w)] = i));
+      return t;
+    };
+    this.colorById = table(COLORS);
+    this.materialById = table(MATERIALS);
+    this.sizeById = table(SIZES);
+    this.itemById = table(ITEM_IDS);
+    this.itemIds = ITEM_IDS.map((x) => v.id(x));
+    this.numIds = PRICES.map((x) => v.id(x));
+    this.ids = {
+      search: v.id('search'),
+      click: v.id('click'),
+      choose: v.id('choose'),
+      buy: v.id('buy'),
+      sizes: v.id('sizes'),
+      size: v.id('size'),
+      score: v.id('score'),
+    };
+    this.errors = {
+      noResults: v.encode('no results'),
+      noItem: v.encode('no such item'),
+      noSize: v.encode('no such size'),
+      noPage: v.encode('no item page'),
+      bad: v.encode('bad command'),
+    };
+    // the random baseline's searches: a listing word alone, or with one colour and one material
+    const searches: string[][] = [];
+    for (const syn of SHOP_SYNONYMS.flat()) {
+      searches.push(['search', syn]);
+      for (const c of COLORS) for (const m of MATERIALS) searches.push(['search', syn, c, m]);
+    }
+    this.searchActions = searches;
+  }
+
+  protected draft(rng: Rng): WorldDraft<ShopWorld> {
+    const category = rng.int(SHOP_CATEGORIES.length);
+    const color = rng.int(COLORS.length);
+    const material = rng.int(MATERIALS.length);
+    const size = rng.int(SIZES.length);
+    const cap = rng.pick(CAPS);
+    const other = (n: number, not: number): number => (not + 1 + rng.int(n - 1)) % n;
+    const sizesWith = (s: number): number => (1 << s) | rng.int(1 << SIZES.length);
+    const items: ShopItem[] = [
+      { color, material, price: rng.int(cap + 1), sizes: sizesWith(size) }, // the target
+      { color, material, price: cap + 1 + rng.int(PRICES.length - cap - 1), sizes: sizesWith(size) }, // over the cap
+      { color, material: other(MATERIALS.length, material), price: rng.int(PRICES.length), sizes: sizesWith(size) },
+      { color: other(COLORS.length, color), material, price: rng.int(PRICES.length), sizes: sizesWith(size) },
+      {
+        color: other(COLORS.length, color),
+        material: other(MATERIALS.length, material),
+        price: rng.int(PRICES.length),
+        sizes: sizesWith(rng.int(SIZES.length)),
+      },
+      // under the cap but lacks the size: only its page tells it from the target
+      { color, material, price: rng.int(cap + 1), sizes: 1 << other(SIZES.length, size) },
+    ];
+    // shuffle the items over the ids; rank is the tie-break order of the results
+    const order = rng.shuffle(items.map((_, i) => i));
+    const shuffled = order.map((k) => items[k] as ShopItem);
+    const target = order.indexOf(0);
+    const rank = rng.shuffle(items.map((_, i) => i));
+    const goal = `${COLORS[color]} ${MATERIALS[material]} ${SHOP_CATEGORIES[category]} size ${SIZES[size]} under ${PRICES[cap]}`;
+    return {
+      goal,
+      world: { category, color, material, size, cap, items: shuffled, rank, target },
+      splitKey: goal,
+    };
+  }
+
+  initState(_world: ShopWorld, s: Int32Array, o: number): void {
+    s[o + S_RESULTS] = 0;
+    s[o + S_PAGE] = -1;
+    s[o + S_CHOSEN] = -1;
+    s[o + S_BOUGHT] = -1;
+    s[o + S_BOUGHT_SIZE] = -1;
+  }
+
+  private err(key: keyof ShopEnv['errors'], out: number[]): number {
+    for (const t of this.errors[key]) out.push(t);
+    return Outcome.invalid;
+  }
+
+  apply(world: ShopWorld, s: Int32Array, o: number, action: readonly number[], nArgs: number, out: number[]): number {
+    const ids = this.ids;
+    const head = action[0] as number;
+    const a1 = action[1] as number;
+    if (head === ids.search) {
+      if (nArgs < 1 || nArgs > 3) return this.err('bad', out);
+      let listed = false;
+      let wantColor = -1;
+      let wantMaterial = -1;
+      for (let k = 1; k <= nArgs; k++) {
+        const t = action[k] as number;
+        if (t === this.listedIds[world.category]) listed = true;
+        if (this.colorById[t] !== -1) wantColor = this.colorById[t] as number;
+        if (this.materialById[t] !== -1) wantMaterial = this.materialById[t] as number;
+      }
+      s[o + S_PAGE] = -1;
+      s[o + S_RESULTS] = 0;
+      if (!listed) {
+        for (const t of this.errors.noResults) out.push(t);
+        return Outcome.none; // an empty result page is not an error
+      }
+      // top RESULTS_SHOWN by (matches desc, rank asc): selection without allocation
+      let shownMask = 0;
+      for (let shown = 0; shown < RESULTS_SHOWN; shown++) {
+        let best = -1;
+        let bestKey = -1;
+        for (let r = 0; r < world.rank.length; r++) {
+          const i = world.rank[r] as number;
+          if (shownMask & (1 << i)) continue;
+          const it = world.items[i] as ShopItem;
+          const key = (it.color === wantColor ? 1 : 0) + (it.material === wantMaterial ? 1 : 0);
+          if (key > bestKey) {
+            bestKey = key;
+            best = i;
+          }
+        }
+        shownMask |= 1 << best;
+        out.push(this.itemIds[best] as number, this.numIds[(world.items[best] as ShopItem).price] as number);
+      }
+      s[o + S_RESULTS] = shownMask;
+      return Outcome.none;
+    }
+    if (head === ids.click) {
+      if (nArgs !== 1) return this.err('bad', out);
+      const i = this.itemById[a1] as number;
+      if (i < 0 || ((s[o + S_RESULTS] as number) & (1 << i)) === 0) return this.err('noItem', out);
+      s[o + S_PAGE] = i;
+      s[o + S_CHOSEN] = -1;
+      const it = world.items[i] as ShopItem;
+      out.push(this.vocab.id(COLORS[it.color] as string), this.vocab.id(MATERIALS[it.material] as string));
+      out.push(this.numIds[it.price] as number, ids.sizes);
+      for (let z = 0; z < SIZES.length; z++) if (it.sizes & (1 << z)) out.push(this.vocab.id(SIZES[z] as string));
+      return Outcome.none;
+    }
+    if (head === ids.choose) {
+      if (nArgs !== 1) return this.err('bad', out);
+      const page = s[o + S_PAGE] as number;
+      if (page < 0) return this.err('noPage', out);
+      const z = this.sizeById[a1] as number;
+      if (z < 0 || ((world.items[page] as ShopItem).sizes & (1 << z)) === 0) return this.err('noSize', out);
+      s[o + S_CHOSEN] = z;
+      out.push(ids.size, a1);
+      return Outcome.none;
+    }
+    if (head === ids.buy) {
+      if (nArgs !== 0) return this.err('bad', out);
+      const page = s[o + S_PAGE] as number;
+      if (page < 0) return this.err('noPage', out);
+      s[o + S_BOUGHT] = page;
+      s[o + S_BOUGHT_SIZE] = s[o + S_CHOSEN] as number;
+      const matched = this.matched(world, s, o);
+      out.push(ids.score, this.vocab.id(SCORES[matched] as string));
+      return Outcome.done | (matched === ATTRIBUTES ? Outcome.success : 0);
+    }
+    return this.err('bad', out);
+  }
+
+  /** attributes of the instruction matched by the bought item, 0..5 */
+  private matched(world: ShopWorld, s: Int32Array, o: number): number {
+    const b = s[o + S_BOUGHT] as number;
+    if (b < 0) return 0;
+    const it = world.items[b] as ShopItem;
+    return (
+      1 + // category: the store lists only the instruction's category under its word
+      (it.color === world.color ? 1 : 0) +
+      (it.material === world.material ? 1 : 0) +
+      (s[o + S_BOUGHT_SIZE] === world.size ? 1 : 0) +
+      (it.price <= world.cap ? 1 : 0)
+    );
+  }
+
+  score(world: ShopWorld, s: Int32Array, o: number): number {
+    return this.matched(world, s, o) / ATTRIBUTES;
+  }
+
+  validActions(world: ShopWorld, s: Int32Array, o: number): string[][] {
+    const acts: string[][] = [...this.searchActions];
+    const results = s[o + S_RESULTS] as number;
+    ITEM_IDS.forEach((id, i) => results & (1 << i) && acts.push(['click', id]));
+    const page = s[o + S_PAGE] as number;
+    if (page >= 0) {
+      SIZES.forEach((z, k) => (world.items[page] as ShopItem).sizes & (1 << k) && acts.push(['choose', z]));
+      acts.push(['buy']);
+    }
+    return acts;
+  }
+
+  expertPlan(world: ShopWorld): string[][] {
+    return [
+      [
+        'search',
+        this.vocab.words[this.listedIds[world.category] as number] as string,
+        COLORS[world.color] as string,
+        MATERIALS[world.material] as string,
+      ],
+      ['click', ITEM_IDS[world.target] as string],
+      ['choose', SIZES[world.size] as string],
+      ['buy'],
+    ];
+  }
+
+  /**
+   * Searches with each listing word in turn (colour and material from the goal); opens the results under the cap
+   * until a page shows the colour, material and size; chooses the size and buys. Reads only the goal and the
+   * observations.
+   */
+  private static *shopFor(goal: string, words: readonly string[]): Generator<string[], void, readonly string[]> {
+    const [color, material, , , size, , cap] = goal.split(' ') as [
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
+    for (const w of words) {
+      const results = yield ['search', w, color, material]; // "p3 40 p1 20 p5 30" | "no results"
+      if (results[0] === 'no') continue;
+      for (let k = 0; k + 1 < results.length; k += 2) {
+        if (!(Number(results[k + 1]) <= Number(cap))) continue;
+        const page = yield ['click', results[k] as string]; // "red cotton 40 sizes s m"
+        if (page[0] === color && page[1] === material && page.slice(page.indexOf('sizes') + 1).includes(size)) {
+          yield ['choose', size];
+          yield ['buy'];
+          return;
+        }
+      }
+    }
+  }
+
+  explorer(task: EnvTask<ShopWorld>, rng: Rng): EpisodePolicy {
+    const words = rng.shuffle([...(SHOP_SYNONYMS[task.world.category] as readonly string[])]);
+    return scriptedPolicy(() => ShopEnv.shopFor(task.goal, words));
+  }
+
+  skillFollower(task: EnvTask<ShopWorld>, rng: Rng): EpisodePolicy {
+    const told = task.skill.split(' ').at(-1) as string; // "<category> listed as <word>"
+    const rest = rng.shuffle((SHOP_SYNONYMS[task.world.category] as readonly string[]).filter((w) => w !== told));
+    return scriptedPolicy(() => ShopEnv.shopFor(task.goal, [told, ...rest]));
+  }
+}

@@ -1,0 +1,332 @@
+// The experiment configuration: one typed, validated object that fully determines a run (with the seed).
+// Pure TypeScript (zod only), shared by the CLI and the browser. Every field has a typed default in
+// DEFAULT_CONFIG; a user config is a partial tree merged over the defaults, and any key that is not in the
+// defaults is rejected with the list of valid keys at that level.
+import { z } from 'zod';
+
+/** λ_opd schedules of METHODS.md §4 as config strings: adaptive | never | none | fixed:N | linear:N | alignment-only | competence-only */
+export const SCHEDULE_PATTERN = /^(adaptive|never|none|alignment-only|competence-only|fixed:[1-9]\d*|linear:[1-9]\d*)$/;
+export const SCHEDULE_NAMES = [
+  'adaptive',
+  'never',
+  'none',
+  'fixed:N',
+  'linear:N',
+  'alignment-only',
+  'competence-only',
+] as const;
+export const ENV_CHOICES = ['shell', 'house', 'shop'] as const;
+export const BACKEND_CHOICES = ['cpu', 'wasm', 'webgpu', 'webgl'] as const;
+export const ESTIMATOR_CHOICES = ['k3', 'full', 'naive'] as const;
+export const ADVANTAGE_CHOICES = ['group', 'batch', 'none'] as const;
+export const AGGREGATION_CHOICES = ['token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum'] as const;
+/** the metric the gate's validation score (and S_T) is measured with */
+export const VALIDATION_METRIC_CHOICES = ['success_rate', 'reward_mean'] as const;
+
+const finite = () => z.number().refine(Number.isFinite, { message: 'expected a finite number' });
+const nonNeg = () => finite().refine((v) => v >= 0, { message: 'expected a number ≥ 0' });
+const positive = () => finite().refine((v) => v > 0, { message: 'expected a number > 0' });
+const count = () => z.number().int({ message: 'expected an integer' }).min(0, { message: 'expected an integer ≥ 0' });
+const posInt = () => z.number().int({ message: 'expected an integer' }).min(1, { message: 'expected an integer ≥ 1' });
+const unit = () => finite().refine((v) => v >= 0 && v <= 1, { message: 'expected a number in [0, 1]' });
+
+/** GRPO hyper-parameters (METHODS.md §2), shared by the teacher and student stages. */
+const grpoSchema = z.strictObject({
+  groupSize: z.number().int().min(2, { message: 'expected an integer ≥ 2 (a group needs two samples)' }),
+  tasksPerStep: posInt(),
+  learningRate: positive(),
+  temperature: positive(),
+  clipLow: unit(),
+  clipHigh: unit(),
+  advantage: z.enum(ADVANTAGE_CHOICES),
+  aggregation: z.enum(AGGREGATION_CHOICES),
+  klBeta: nonNeg(),
+  advantageEpsilon: positive(),
+});
+
+export const experimentConfigSchema = z.strictObject({
+  /** free-form run name, used in folder names and reports */
+  name: z.string().min(1),
+  /** master seed: model init, sampling, task order */
+  seed: count(),
+  env: z.strictObject({
+    name: z.enum(ENV_CHOICES),
+    /** seed of the task universe (kept apart from the run seed so seeds of a sweep share tasks) */
+    seed: count(),
+    misleadingSkillFraction: unit(),
+    invalidActionPenalty: nonNeg(),
+  }),
+  model: z.strictObject({
+    width: posInt(),
+    layers: posInt(),
+    heads: posInt(),
+    mlp: posInt(),
+  }),
+  demonstrations: z.strictObject({
+    /** expert trajectories on training tasks */
+    tasks: count(),
+  }),
+  sft: z.strictObject({
+    steps: count(),
+    batchSize: posInt(),
+    learningRate: positive(),
+    /** λ_obs of METHODS.md §1: 0 = ActionSFT, 1 = ActObs */
+    lambdaObs: nonNeg(),
+    /** gradient geometry cos(g_act, g_obs) every N SFT steps (0 = never) */
+    geometryEvery: count(),
+    /** held-out expert trajectories for observation CE (base vs SFT policy) */
+    heldOutTasks: count(),
+  }),
+  teacher: z.strictObject({
+    /** GRPO steps of the skill-conditioned teacher (0 with a checkpoint = use it as is) */
+    steps: count(),
+    grpo: grpoSchema,
+    /** path (relative to the presets folder / run) of a shipped trained teacher; "" = train one */
+    checkpoint: z.string(),
+    /** validation tasks for S_T (the SAME split and metric as the student's validation) */
+    validationTasks: posInt(),
+  }),
+  student: z.strictObject({
+    steps: count(),
+    grpo: grpoSchema,
+    schedule: z.string().regex(SCHEDULE_PATTERN, {
+      message: `expected one of ${SCHEDULE_NAMES.join(', ')} (N a positive integer)`,
+    }),
+    /** λ_opd before retirement */
+    lambdaOpd: nonNeg(),
+    estimator: z.enum(ESTIMATOR_CHOICES),
+    validationEvery: posInt(),
+    validationTasks: posInt(),
+    validationMetric: z.enum(VALIDATION_METRIC_CHOICES),
+    gate: z.strictObject({
+      windowSize: posInt(),
+      alignmentThreshold: finite(),
+      competenceThreshold: nonNeg(),
+      denominatorEpsilon: positive(),
+    }),
+  }),
+  evaluation: z.strictObject({
+    testTasks: posInt(),
+    /** attempts per task for pass@k (the paper: 16) */
+    passN: posInt(),
+    passK: z.array(posInt()).min(1),
+    /** fixed probe set for KL(π_init ‖ π) */
+    probeTasks: posInt(),
+    /** temperature control for ActObs-vs-ActionSFT (empty = skip): temperatures tried on the final policy */
+    temperatures: z.array(positive()),
+  }),
+  runtime: z.strictObject({
+    backend: z.enum(BACKEND_CHOICES),
+    /** checkpoint every N student/teacher steps (0 = only at stage ends and on interrupt) */
+    checkpointEvery: count(),
+  }),
+});
+
+export type ExperimentConfig = z.infer<typeof experimentConfigSchema>;
+export type GrpoConfig = ExperimentConfig['student']['grpo'];
+
+const DEFAULT_GRPO: GrpoConfig = {
+  groupSize: 8,
+  tasksPerStep: 8,
+  learningRate: 1e-3,
+  temperature: 1,
+  clipLow: 0.2,
+  clipHigh: 0.28,
+  advantage: 'group',
+  aggregation: 'token-mean',
+  klBeta: 0,
+  advantageEpsilon: 1e-6,
+};
+
+export const DEFAULT_CONFIG: ExperimentConfig = {
+  name: 'experiment',
+  seed: 0,
+  env: { name: 'shell', seed: 1, misleadingSkillFraction: 0.2, invalidActionPenalty: 0.1 },
+  model: { width: 64, layers: 2, heads: 4, mlp: 256 },
+  demonstrations: { tasks: 256 },
+  sft: { steps: 60, batchSize: 32, learningRate: 3e-3, lambdaObs: 1, geometryEvery: 10, heldOutTasks: 32 },
+  teacher: { steps: 40, grpo: { ...DEFAULT_GRPO }, checkpoint: '', validationTasks: 64 },
+  student: {
+    steps: 80,
+    grpo: { ...DEFAULT_GRPO },
+    schedule: 'adaptive',
+    lambdaOpd: 0.5,
+    estimator: 'k3',
+    validationEvery: 5,
+    validationTasks: 64,
+    validationMetric: 'success_rate',
+    gate: { windowSize: 5, alignmentThreshold: 0, competenceThreshold: 0.9, denominatorEpsilon: 1e-8 },
+  },
+  evaluation: { testTasks: 64, passN: 16, passK: [1, 4, 16], probeTasks: 16, temperatures: [] },
+  runtime: { backend: 'wasm', checkpointEvery: 10 },
+};
+
+/** A user error in a configuration: `messages` name each offending key and what was expected. */
+export class ConfigError extends Error {
+  constructor(
+    readonly messages: string[],
+    source = 'config',
+  ) {
+    super(`${source}: ${messages.join('; ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+type Tree = { [k: string]: unknown };
+const isTree = (v: unknown): v is Tree => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Every leaf key of the defaults, dotted ("student.gate.windowSize"), in declaration order. */
+export function configKeys(tree: unknown = DEFAULT_CONFIG, prefix = ''): string[] {
+  if (!isTree(tree)) return [prefix];
+  return Object.entries(tree).flatMap(([k, v]) => configKeys(v, prefix ? `${prefix}.${k}` : k));
+}
+
+/** Unknown keys of a partial config against the defaults tree, each with the valid keys at its level. */
+function unknownKeyMessages(partial: unknown, defaults: unknown, prefix: string): string[] {
+  if (!isTree(partial) || !isTree(defaults)) return [];
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(partial)) {
+    const path = prefix ? `${prefix}.${k}` : k;
+    if (!(k in defaults)) {
+      out.push(
+        `unknown key "${path}" (valid keys${prefix ? ` under "${prefix}"` : ''}: ${Object.keys(defaults).join(', ')})`,
+      );
+    } else if (isTree(defaults[k])) {
+      if (!isTree(v)) out.push(`${path}: expected an object with keys ${Object.keys(defaults[k] as Tree).join(', ')}`);
+      else out.push(...unknownKeyMessages(v, defaults[k], path));
+    }
+  }
+  return out;
+}
+
+function deepMerge<T>(base: T, over: unknown): T {
+  if (!isTree(base) || !isTree(over)) return (over === undefined ? structuredClone(base) : structuredClone(over)) as T;
+  const out: Tree = structuredClone(base);
+  for (const [k, v] of Object.entries(over)) out[k] = k in out ? deepMerge(out[k], v) : v;
+  return out as T;
+}
+
+function describe(value: unknown): string {
+  return value === undefined ? 'nothing' : JSON.stringify(value);
+}
+
+function getPath(tree: unknown, path: readonly PropertyKey[]): unknown {
+  let cur: unknown = tree;
+  for (const p of path) cur = isTree(cur) || Array.isArray(cur) ? (cur as Record<PropertyKey, unknown>)[p] : undefined;
+  return cur;
+}
+
+/** Validate a full config object (types, ranges, enums) and return it typed. Throws ConfigError. */
+export function validateConfig(candidate: unknown, source = 'config'): ExperimentConfig {
+  const unknown = unknownKeyMessages(candidate, DEFAULT_CONFIG, '');
+  if (unknown.length > 0) throw new ConfigError(unknown, source);
+  const parsed = experimentConfigSchema.safeParse(candidate);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((iss) => {
+        const path = iss.path.map(String).join('.');
+        return `${path}: ${iss.message} (got ${describe(getPath(candidate, iss.path))})`;
+      }),
+      source,
+    );
+  }
+  const cfg = parsed.data;
+  const extra: string[] = [];
+  if (cfg.model.width % cfg.model.heads !== 0)
+    extra.push(`model.heads: ${cfg.model.heads} must divide model.width ${cfg.model.width}`);
+  for (const k of cfg.evaluation.passK) {
+    if (k > cfg.evaluation.passN)
+      extra.push(`evaluation.passK: k=${k} exceeds evaluation.passN=${cfg.evaluation.passN}`);
+  }
+  if (cfg.student.grpo.clipLow >= 1) extra.push('student.grpo.clipLow: must be < 1');
+  if (cfg.teacher.grpo.clipLow >= 1) extra.push('teacher.grpo.clipLow: must be < 1');
+  if (extra.length > 0) throw new ConfigError(extra, source);
+  return cfg;
+}
+
+/** Merge a partial config tree over the defaults (or a given base) and validate. Throws ConfigError. */
+export function resolveConfig(
+  partial: unknown,
+  base: ExperimentConfig = DEFAULT_CONFIG,
+  source = 'config',
+): ExperimentConfig {
+  if (partial !== undefined && !isTree(partial)) throw new ConfigError(['expected a JSON object'], source);
+  const unknown = unknownKeyMessages(partial, DEFAULT_CONFIG, '');
+  if (unknown.length > 0) throw new ConfigError(unknown, source);
+  return validateConfig(deepMerge(base, partial), source);
+}
+
+/**
+ * Parse `key=value` (dotted key) into a one-leaf partial tree. The value is read according to the type of the
+ * default at that key: numbers, booleans, strings as written, arrays/objects as JSON.
+ */
+export function parseOverride(assignment: string): Tree {
+  const eq = assignment.indexOf('=');
+  if (eq <= 0)
+    throw new ConfigError([`--set "${assignment}": expected key=value, e.g. student.lambdaOpd=0.2`], '--set');
+  const key = assignment.slice(0, eq).trim();
+  const raw = assignment.slice(eq + 1).trim();
+  const parts = key.split('.');
+  let def: unknown = DEFAULT_CONFIG;
+  const walked: string[] = [];
+  for (const p of parts) {
+    if (!isTree(def) || !(p in def)) {
+      const level = isTree(def) ? Object.keys(def) : [];
+      const where = walked.length ? ` under "${walked.join('.')}"` : '';
+      throw new ConfigError(
+        [
+          `unknown key "${key}"${level.length ? ` (valid keys${where}: ${level.join(', ')})` : ` ("${walked.join('.')}" is not an object)`}`,
+        ],
+        '--set',
+      );
+    }
+    def = def[p];
+    walked.push(p);
+  }
+  let value: unknown;
+  if (typeof def === 'number') {
+    value = raw === '' ? NaN : Number(raw);
+    if (!Number.isFinite(value as number)) throw new ConfigError([`${key}: expected a number, got "${raw}"`], '--set');
+  } else if (typeof def === 'boolean') {
+    if (raw !== 'true' && raw !== 'false')
+      throw new ConfigError([`${key}: expected true or false, got "${raw}"`], '--set');
+    value = raw === 'true';
+  } else if (typeof def === 'string') {
+    value = raw;
+  } else {
+    try {
+      value = JSON.parse(raw) as Json;
+    } catch {
+      throw new ConfigError([`${key}: expected JSON (e.g. [1,4,16]), got "${raw}"`], '--set');
+    }
+  }
+  const tree: Tree = {};
+  let cur = tree;
+  parts.forEach((p, i) => {
+    if (i === parts.length - 1) cur[p] = value;
+    else cur = cur[p] = {} as Tree;
+  });
+  return tree;
+}
+
+/** Apply `--set` assignments in order to a config; the result is validated. */
+export function applyOverrides(cfg: ExperimentConfig, assignments: readonly string[]): ExperimentConfig {
+  let out = cfg;
+  for (const a of assignments) out = resolveConfig(parseOverride(a), out, '--set');
+  return out;
+}
+
+/** Dotted keys whose values differ between two configs (for refusing a resume into another config). */
+export function configDiff(a: unknown, b: unknown, prefix = ''): string[] {
+  if (isTree(a) && isTree(b)) {
+    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])];
+    return keys.flatMap((k) => configDiff(a[k], b[k], prefix ? `${prefix}.${k}` : k));
+  }
+  return JSON.stringify(a) === JSON.stringify(b) ? [] : [`${prefix}: ${describe(a)} ≠ ${describe(b)}`];
+}
+
+/** Read a dotted key of a config (for sweep axes and tables). */
+export function getConfigValue(cfg: ExperimentConfig, key: string): unknown {
+  return getPath(cfg, key.split('.'));
+}

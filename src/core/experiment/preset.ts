@@ -1,0 +1,70 @@
+// Presets: small validated JSON files in public/presets/ (shared by the CLI and the browser).
+// File format (unknown keys rejected):
+//   { "description": "...", "extends": "other-preset"?, "config": { partial ExperimentConfig }, "sweep": SweepSpec? }
+// A preset's config is merged over its parent's (or the defaults); `sweep` makes it a sweep preset.
+// Reading files is the caller's job (Node fs or fetch): this module receives parsed JSON through a lookup.
+import { z } from 'zod';
+import { ConfigError, DEFAULT_CONFIG, resolveConfig, type ExperimentConfig } from './config';
+import { parseSweepSpec, type SweepSpec } from './sweep';
+
+/** The presets shipped in public/presets/ (index.json lists the same names; a test keeps them in sync). */
+export const PRESET_NAMES = [
+  'smoke',
+  'retire-shell',
+  'retire-house',
+  'retire-shop',
+  'actobs-vs-actionsft',
+  'schedules',
+  'estimators',
+] as const;
+
+const presetFileSchema = z.strictObject({
+  description: z.string().min(1),
+  extends: z.string().optional(),
+  config: z.record(z.string(), z.unknown()),
+  sweep: z.unknown().optional(),
+});
+
+export interface Preset {
+  name: string;
+  description: string;
+  config: ExperimentConfig;
+  sweep: SweepSpec | null;
+}
+
+/** Returns the parsed JSON of preset `name`, or undefined when there is no such preset. */
+export type PresetLookup = (name: string) => unknown;
+
+export function unknownPresetMessage(name: string, available: readonly string[]): string {
+  return `unknown preset "${name}" (available: ${available.join(', ')})`;
+}
+
+/** Resolve a preset (following `extends`), validate its config and sweep spec. Throws ConfigError. */
+export function loadPreset(
+  name: string,
+  lookup: PresetLookup,
+  available: readonly string[] = PRESET_NAMES,
+  seen: string[] = [],
+): Preset {
+  if (seen.includes(name))
+    throw new ConfigError([`preset "extends" cycle: ${[...seen, name].join(' → ')}`], `preset ${name}`);
+  const raw = lookup(name);
+  if (raw === undefined) throw new ConfigError([unknownPresetMessage(name, available)], 'preset');
+  const file = presetFileSchema.safeParse(raw);
+  if (!file.success) {
+    throw new ConfigError(
+      file.error.issues.map((i) =>
+        i.code === 'unrecognized_keys'
+          ? `unknown key(s) ${i.keys.map((k) => `"${k}"`).join(', ')} (valid keys: description, extends, config, sweep)`
+          : `${i.path.map(String).join('.') || '(file)'}: ${i.message}`,
+      ),
+      `preset ${name}`,
+    );
+  }
+  const base = file.data.extends
+    ? loadPreset(file.data.extends, lookup, available, [...seen, name]).config
+    : DEFAULT_CONFIG;
+  const config = resolveConfig({ name, ...file.data.config }, base, `preset ${name}`);
+  const sweep = file.data.sweep === undefined ? null : parseSweepSpec(file.data.sweep, config, `preset ${name}`);
+  return { name, description: file.data.description, config, sweep };
+}

@@ -1,0 +1,47 @@
+// The summary of one finished (or stopped) run: what summary.json holds and what sweeps compare.
+// Success rates are fractions in [0, 1]; entropies in nats per token; times in seconds.
+
+export interface PolicyEvaluation {
+  successRate: number;
+  rewardMean: number;
+  /** pass@k with the unbiased estimator over evaluation.passN attempts per task, keyed by k */
+  passAtK: Record<string, number>;
+  /** mean entropy (nats) of the sampling distribution per token class of the policy's own tokens */
+  entropyByClass: { actionHead: number; actionArg: number };
+  /** KL(π_init ‖ π) on the fixed probe set (nats per action token); π_init = the SFT policy */
+  klFromInit: number;
+}
+
+export interface RunSummary {
+  name: string;
+  seed: number;
+  env: string;
+  schedule: string;
+  estimator: string;
+  lambdaObs: number;
+  /** 'completed' | 'interrupted' | 'failed' */
+  status: 'completed' | 'interrupted' | 'failed';
+  error: string | null;
+  /** observation CE on held-out expert trajectories (nats/token): untrained base vs after SFT */
+  sft: { observationCeBase: number; observationCe: number; actionCe: number; gradientCosineLast: number | null } | null;
+  /** S_T: the frozen teacher's validation score (the gate's metric) */
+  teacherPerformance: number | null;
+  gate: {
+    retired: boolean;
+    triggerStep: number | null;
+    teacherForwardRun: number;
+    teacherForwardSkipped: number;
+    /** cumulative sampled tokens and environment interactions at retirement (null if never retired) */
+    tokensAtRetirement: number | null;
+    envStepsAtRetirement: number | null;
+  };
+  /** best and last student validation score */
+  validation: { best: number; last: number } | null;
+  test: PolicyEvaluation;
+  /** ActObs temperature control: success and argument-token entropy at each extra temperature */
+  temperatureControl: { temperature: number; successRate: number; argEntropy: number }[];
+  /** mean wall ms per student step before and after retirement (null when a phase had no steps) */
+  stepMs: { beforeRetirement: number | null; afterRetirement: number | null };
+  wallSeconds: number;
+  backend: string;
+}

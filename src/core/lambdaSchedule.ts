@@ -1,0 +1,221 @@
+// λ_opd schedules for the ablations of METHODS.md §4, behind one interface, all driven by the same calls.
+//
+//   adaptive          the retirement gate (P ≤ δ ∧ C ≥ γ)
+//   alignment-only    the gate, retiring on P ≤ δ alone
+//   competence-only   the gate, retiring on C ≥ γ alone
+//   never             OPD throughout (λ = opd_coef at every step)
+//   none              pure GRPO: λ = 0 and the teacher never runs
+//   fixed:N           λ = opd_coef for steps ≤ N, then 0 (as if the gate had triggered at step N)
+//   linear:N          λ = opd_coef · max(0, (N − k)/N): annealed to 0 at step N
+//
+// Every schedule carries a RetirementGate. The three gate schedules let it decide; the others run it in
+// `observe-only` mode on the gaps their teacher produces, so every run reports P, C and windows alike and a
+// "never" run shows where the gate would have fired.
+//
+// Trainer protocol, once per training step k:
+//   const { opdCoef, teacherNeeded } = schedule.beginStep(k);  // mutating: counts skipped teacher forwards
+//   if (teacherNeeded) schedule.observeGap(k, g_k);             // g_k = token-mean(log πT − log π_old)
+//   if (validation step) schedule.validate(k, S_k);             // after the step's gap
+//   log(schedule.metrics());                                    // every retire_opd/* metric
+// `coefficient(k)` and `teacherNeeded(k)` are pure queries (for previews and charts); they change nothing.
+import type { GateConfig, GateConfigInput } from './gateConfig';
+import {
+  type GateEvaluation,
+  type GateRule,
+  type GateState,
+  type GateWindow,
+  type RetireOpdMetrics,
+  RetirementGate,
+  type StepPlan,
+} from './retirementGate';
+
+export type ScheduleSpec =
+  | { readonly kind: 'adaptive' | 'alignment-only' | 'competence-only' | 'never' | 'none' }
+  | { readonly kind: 'fixed' | 'linear'; readonly step: number };
+export type ScheduleKind = ScheduleSpec['kind'];
+
+const PLAIN_KINDS = ['adaptive', 'alignment-only', 'competence-only', 'never', 'none'] as const;
+export const SCHEDULE_SYNTAX = 'adaptive, never, none, fixed:N, linear:N, alignment-only, competence-only';
+
+/** Parse "adaptive", "fixed:40", "linear:100", …; throws an Error saying what was expected. */
+export function parseScheduleSpec(text: string): ScheduleSpec {
+  const trimmed = text.trim();
+  const plain = PLAIN_KINDS.find((kind) => kind === trimmed);
+  if (plain !== undefined) return { kind: plain };
+  const match = /^(fixed|linear)(?::(.*))?$/.exec(trimmed);
+  if (match === null) throw new Error(`unknown schedule "${text}" (expected one of ${SCHEDULE_SYNTAX})`);
+  const kind = match[1] as 'fixed' | 'linear';
+  const arg = match[2];
+  if (arg === undefined || arg === '') throw new Error(`schedule "${text}": ${kind}:N needs a step N, e.g. ${kind}:40`);
+  const step = /^\d+$/.test(arg) ? Number(arg) : Number.NaN;
+  if (!Number.isSafeInteger(step) || (kind === 'linear' && step === 0)) {
+    const expected = kind === 'linear' ? 'a positive integer' : 'a non-negative integer';
+    throw new Error(`schedule "${text}": N must be ${expected}, got "${arg}"`);
+  }
+  return { kind, step };
+}
+
+export function formatScheduleSpec(spec: ScheduleSpec): string {
+  return 'step' in spec ? `${spec.kind}:${spec.step}` : spec.kind;
+}
+
+function gateRuleFor(kind: ScheduleKind): GateRule {
+  switch (kind) {
+    case 'adaptive':
+      return 'alignment-and-competence';
+    case 'alignment-only':
+      return 'alignment-only';
+    case 'competence-only':
+      return 'competence-only';
+    default:
+      return 'observe-only';
+  }
+}
+
+export const SCHEDULE_STATE_VERSION = 1;
+
+export interface ScheduleState {
+  readonly version: typeof SCHEDULE_STATE_VERSION;
+  readonly schedule: string;
+  /** The latest step passed to beginStep, or null before the first. */
+  readonly last_step: number | null;
+  readonly gate: GateState;
+}
+
+export class LambdaSchedule {
+  readonly spec: ScheduleSpec;
+  private gateImpl: RetirementGate;
+  private lastStep: number | null = null;
+
+  constructor(spec: ScheduleSpec | string, gateConfig: GateConfigInput | GateConfig) {
+    this.spec = typeof spec === 'string' ? parseScheduleSpec(spec) : parseScheduleSpec(formatScheduleSpec(spec));
+    this.gateImpl = new RetirementGate(gateConfig, gateRuleFor(this.spec.kind));
+  }
+
+  /** The gate: deciding for adaptive / alignment-only / competence-only, observing for the rest. */
+  get gate(): RetirementGate {
+    return this.gateImpl;
+  }
+
+  get name(): string {
+    return formatScheduleSpec(this.spec);
+  }
+
+  /** True when the gate decides when the teacher retires. */
+  get isGated(): boolean {
+    return this.gate.rule !== 'observe-only';
+  }
+
+  /** λ_opd for training step `step` (pure). For gated schedules this is the gate's current coefficient. */
+  coefficient(step: number): number {
+    const c = this.gate.config.opd_coef;
+    const spec = this.spec;
+    switch (spec.kind) {
+      case 'adaptive':
+      case 'alignment-only':
+      case 'competence-only':
+        return this.gate.coefficient;
+      case 'never':
+        return c;
+      case 'none':
+        return 0;
+      case 'fixed':
+        return step <= spec.step ? c : 0;
+      case 'linear':
+        return c * Math.min(1, Math.max(0, (spec.step - step) / spec.step));
+    }
+  }
+
+  /** Whether the teacher forward must run at training step `step` (pure). */
+  teacherNeeded(step: number): boolean {
+    const spec = this.spec;
+    switch (spec.kind) {
+      case 'adaptive':
+      case 'alignment-only':
+      case 'competence-only':
+        return !this.gate.retired;
+      case 'never':
+        return true;
+      case 'none':
+        return false;
+      case 'fixed':
+        return step <= spec.step;
+      case 'linear':
+        return step < spec.step;
+    }
+  }
+
+  /** Start training step `step`: what to run; a teacher forward the schedule saves is counted. */
+  beginStep(step: number): StepPlan {
+    this.lastStep = step;
+    if (this.isGated) return this.gate.beginStep(step);
+    const plan = { opdCoef: this.coefficient(step), teacherNeeded: this.teacherNeeded(step) };
+    if (!plan.teacherNeeded) this.gate.countSkippedTeacherForward();
+    return plan;
+  }
+
+  /** The step's gap g (only when the teacher ran). Ignored when the schedule no longer runs the teacher. */
+  observeGap(step: number, gap: number): GateWindow | null {
+    if (!this.teacherNeeded(step)) return null;
+    return this.gate.observeGap(step, gap);
+  }
+
+  /** A validation score; evaluates the oldest unevaluated window (see RetirementGate.validate). */
+  validate(step: number, score: number): GateEvaluation | null {
+    const evaluation = this.gate.validate(step, score);
+    if (evaluation === null || this.isGated) return evaluation;
+    return { ...evaluation, retired: this.retired, triggered: false };
+  }
+
+  /** Whether the teacher has stopped for good (after the last begun step, for step-based schedules). */
+  get retired(): boolean {
+    const spec = this.spec;
+    if (this.isGated) return this.gate.retired;
+    if (spec.kind !== 'fixed' && spec.kind !== 'linear') return false;
+    return this.lastStep !== null && this.lastStep >= spec.step;
+  }
+
+  /** The last step that used the teacher for gated and fixed schedules; the step λ reached 0 for linear. */
+  get triggerStep(): number | null {
+    if (this.isGated) return this.gate.triggerStep;
+    return this.retired && 'step' in this.spec ? this.spec.step : null;
+  }
+
+  /** Every retire_opd/* metric; opd_coef, retired and trigger_step are the schedule's own. */
+  metrics(): RetireOpdMetrics {
+    const metrics = this.gate.metrics();
+    if (this.isGated) return metrics;
+    const coef = this.retired ? 0 : this.coefficient(this.lastStep ?? 0);
+    return {
+      ...metrics,
+      'retire_opd/opd_coef': coef,
+      'retire_opd/retired': this.retired ? 1 : 0,
+      'retire_opd/trigger_step': this.triggerStep ?? -1,
+    };
+  }
+
+  toJSON(): ScheduleState {
+    return { version: SCHEDULE_STATE_VERSION, schedule: this.name, last_step: this.lastStep, gate: this.gate.toJSON() };
+  }
+
+  /** Restore into the run's schedule and gate config; a different schedule or config is an error. */
+  static fromJSON(
+    state: unknown,
+    spec: ScheduleSpec | string,
+    gateConfig: GateConfigInput | GateConfig,
+  ): LambdaSchedule {
+    const schedule = new LambdaSchedule(spec, gateConfig);
+    const s = state as Partial<ScheduleState> | null;
+    if (s === null || typeof s !== 'object' || s.version !== SCHEDULE_STATE_VERSION) {
+      throw new Error(`unsupported schedule checkpoint version ${JSON.stringify(s?.version)}`);
+    }
+    if (s.schedule !== schedule.name) {
+      throw new Error(`checkpoint schedule does not match: ${String(s.schedule)} ≠ ${schedule.name}`);
+    }
+    const lastStep = s.last_step;
+    if (lastStep !== null && !Number.isInteger(lastStep)) throw new Error('schedule checkpoint: bad last_step');
+    schedule.gateImpl = RetirementGate.fromJSON(s.gate, gateConfig, schedule.gate.rule);
+    schedule.lastStep = lastStep ?? null;
+    return schedule;
+  }
+}

@@ -1,0 +1,361 @@
+// The RetireOPD retirement gate: the exact state machine of METHODS.md §4 (the public code's RetireOPDScheduler).
+//
+// Call order the trainer follows, once per training step k (before the optimiser update is logged):
+//   const plan = gate.beginStep(k);            // { opdCoef, teacherNeeded }; counts a skipped teacher forward
+//   if (plan.teacherNeeded) gate.observeGap(k, g_k);   // g_k = token-mean(log πT − log π_old) over action tokens
+//   if (k is a validation step) gate.validate(k, S_k); // S_k = student's validation score, same metric as S_T
+// The step's gap is always observed before its validation. Steps are opaque integers (the trainer's global step).
+import { mean } from './windowedMean';
+import { type GateConfig, type GateConfigInput, gateConfigDifferences, parseGateConfig } from './gateConfig';
+import { gateStateSchema } from './gateStateSchema';
+
+/**
+ * Which conditions retire the teacher. The paper's gate needs both; the ablations keep one; `observe-only` computes
+ * every window and evaluation (so charts can show P and C) but never retires.
+ */
+export type GateRule = 'alignment-and-competence' | 'alignment-only' | 'competence-only' | 'observe-only';
+export const GATE_RULES: readonly GateRule[] = [
+  'alignment-and-competence',
+  'alignment-only',
+  'competence-only',
+  'observe-only',
+];
+
+/** Every `retire_opd/*` metric of the public code, in its order. Booleans are 0/1; trigger_step is −1 before. */
+export const RETIRE_OPD_METRIC_NAMES = [
+  'retire_opd/k_step',
+  'retire_opd/k_window_mean',
+  'retire_opd/alignment_progress',
+  'retire_opd/student_performance',
+  'retire_opd/teacher_performance',
+  'retire_opd/competence_ratio',
+  'retire_opd/criterion_valid',
+  'retire_opd/retired',
+  'retire_opd/trigger_step',
+  'retire_opd/opd_coef',
+  'retire_opd/window_index',
+  'retire_opd/window_fill',
+  'retire_opd/num_evaluated_windows',
+  'retire_opd/teacher_forward_skipped',
+] as const;
+export type RetireOpdMetricName = (typeof RETIRE_OPD_METRIC_NAMES)[number];
+export type RetireOpdMetrics = Record<RetireOpdMetricName, number>;
+
+/** What the trainer must do this step. */
+export interface StepPlan {
+  /** λ_opd for this step's loss. */
+  readonly opdCoef: number;
+  /** Whether the teacher forward pass must run (and its gap be passed to observeGap). */
+  readonly teacherNeeded: boolean;
+}
+
+/** One completed, non-overlapping window of W values of K = −g. */
+export interface GateWindow {
+  /** The training step whose gap completed the window. */
+  readonly end_step: number;
+  /** K̄_m: mean of the window's K values. */
+  readonly mean: number;
+}
+
+/** The outcome of a validation that evaluated a window. NaN marks a quantity that could not be computed. */
+export interface GateEvaluation {
+  readonly step: number;
+  /** 1-based ordinal of the evaluated window (= num_evaluated_windows after this evaluation). */
+  readonly window_index: number;
+  readonly window_end_step: number;
+  /** K̄ of the evaluated window (`cur`). */
+  readonly k_window_mean: number;
+  readonly student_performance: number;
+  /** P = (prev − cur)/prev; NaN for the first window or when |prev| ≤ ε. */
+  readonly alignment_progress: number;
+  /** C = (S + S_prev)/(2·S_T); NaN exactly when P is. */
+  readonly competence_ratio: number;
+  readonly criterion_valid: boolean;
+  /** The gate's state after this evaluation. */
+  readonly retired: boolean;
+  /** True only for the evaluation that retired the gate. */
+  readonly triggered: boolean;
+}
+
+/** A user-actionable error about a value fed to the gate (non-finite gap or score). */
+export class GateInputError extends Error {
+  constructor(
+    readonly step: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'GateInputError';
+  }
+}
+
+export const GATE_STATE_VERSION = 1;
+
+/** The checkpointed state; JSON-safe (no NaN: absent values are null). */
+export interface GateState {
+  readonly version: typeof GATE_STATE_VERSION;
+  readonly rule: GateRule;
+  readonly config: GateConfig;
+  readonly opd_coef: number;
+  readonly pending_k_values: readonly number[];
+  readonly completed_windows: readonly GateWindow[];
+  readonly num_evaluated_windows: number;
+  readonly previous_window_mean: number | null;
+  readonly previous_performance: number | null;
+  readonly retired: boolean;
+  readonly trigger_step: number | null;
+  readonly teacher_forward_skipped: number;
+  /** The latest per-call values, so metrics() reads the same after a restore. */
+  readonly last: {
+    readonly k_step: number | null;
+    readonly student_performance: number | null;
+    readonly alignment_progress: number | null;
+    readonly competence_ratio: number | null;
+    readonly criterion_valid: boolean;
+  };
+}
+
+const orNaN = (value: number | null): number => (value === null ? Number.NaN : value);
+const orNull = (value: number): number | null => (Number.isFinite(value) ? value : null);
+
+export class RetirementGate {
+  readonly config: GateConfig;
+  readonly rule: GateRule;
+  private opdCoef: number;
+  private pending: number[] = [];
+  private windows: GateWindow[] = [];
+  private evaluated = 0;
+  private previousWindowMean: number | null = null;
+  private previousPerformance: number | null = null;
+  private isRetired = false;
+  private trigger: number | null = null;
+  private skipped = 0;
+  private lastK = Number.NaN;
+  private lastScore = Number.NaN;
+  private lastProgress = Number.NaN;
+  private lastCompetence = Number.NaN;
+  private lastValid = false;
+
+  constructor(config: GateConfigInput | GateConfig, rule: GateRule = 'alignment-and-competence') {
+    this.config = parseGateConfig(config);
+    if (!GATE_RULES.includes(rule)) throw new Error(`unknown gate rule "${String(rule)}"`);
+    this.rule = rule;
+    this.opdCoef = this.config.opd_coef;
+  }
+
+  get retired(): boolean {
+    return this.isRetired;
+  }
+  /** The step whose validation retired the gate, or null. */
+  get triggerStep(): number | null {
+    return this.trigger;
+  }
+  /** λ_opd now: the configured coefficient until retirement, 0 after. */
+  get coefficient(): number {
+    return this.opdCoef;
+  }
+  get teacherNeeded(): boolean {
+    return !this.isRetired;
+  }
+  get completedWindows(): readonly GateWindow[] {
+    return this.windows;
+  }
+  get numEvaluatedWindows(): number {
+    return this.evaluated;
+  }
+  get teacherForwardSkipped(): number {
+    return this.skipped;
+  }
+
+  /** Start training step `step`: says what to run, and counts the teacher forward a retired gate saves. */
+  beginStep(_step: number): StepPlan {
+    if (this.isRetired) this.skipped += 1;
+    return { opdCoef: this.opdCoef, teacherNeeded: !this.isRetired };
+  }
+
+  /** Count a teacher forward skipped for a reason outside the gate (a schedule that stopped the teacher itself). */
+  countSkippedTeacherForward(): void {
+    this.skipped += 1;
+  }
+
+  /**
+   * Observe step `step`'s gap g = token-mean(log πT − log π_old); stores K = −g. Returns the completed window when
+   * this value completed one, else null. After retirement gaps are ignored (the teacher no longer runs).
+   */
+  observeGap(step: number, gap: number): GateWindow | null {
+    if (this.isRetired) return null;
+    if (!Number.isFinite(gap)) {
+      throw new GateInputError(step, `step ${step}: teacher-student gap must be a finite number, got ${gap}`);
+    }
+    const k = -gap;
+    this.lastK = k;
+    this.pending.push(k);
+    if (this.pending.length < this.config.window_size) return null;
+    const window: GateWindow = { end_step: step, mean: mean(this.pending) };
+    this.windows.push(window);
+    this.pending = [];
+    return window;
+  }
+
+  /**
+   * A validation at step `step` with student score S. Evaluates the oldest completed window not yet evaluated, or
+   * returns null (changing nothing but the reported score) when there is none.
+   */
+  validate(step: number, score: number): GateEvaluation | null {
+    if (!Number.isFinite(score)) {
+      throw new GateInputError(step, `step ${step}: validation score must be a finite number, got ${score}`);
+    }
+    this.lastScore = score;
+    this.lastProgress = Number.NaN;
+    this.lastCompetence = Number.NaN;
+    this.lastValid = false;
+    const window = this.windows[this.evaluated];
+    if (window === undefined) return null;
+
+    const cur = window.mean;
+    const prev = this.previousWindowMean;
+    let progress = Number.NaN;
+    let competence = Number.NaN;
+    let valid = false;
+    if (prev !== null && this.previousPerformance !== null && Math.abs(prev) > this.config.denominator_epsilon) {
+      // Signed denominator, as in the public code: P > 0 means the gap is still shrinking.
+      progress = (prev - cur) / prev;
+      competence = (score + this.previousPerformance) / (2 * this.config.teacher_performance);
+      valid = Number.isFinite(progress) && Number.isFinite(competence);
+    }
+    this.previousWindowMean = cur;
+    this.previousPerformance = score;
+    this.evaluated += 1;
+
+    const triggered = !this.isRetired && valid && this.retires(progress, competence);
+    if (triggered) {
+      this.isRetired = true;
+      this.trigger = step;
+      this.opdCoef = 0;
+    }
+    this.lastProgress = progress;
+    this.lastCompetence = competence;
+    this.lastValid = valid;
+    return {
+      step,
+      window_index: this.evaluated,
+      window_end_step: window.end_step,
+      k_window_mean: cur,
+      student_performance: score,
+      alignment_progress: progress,
+      competence_ratio: competence,
+      criterion_valid: valid,
+      retired: this.isRetired,
+      triggered,
+    };
+  }
+
+  private retires(progress: number, competence: number): boolean {
+    const aligned = progress <= this.config.alignment_threshold;
+    const competent = competence >= this.config.competence_threshold;
+    switch (this.rule) {
+      case 'alignment-and-competence':
+        return aligned && competent;
+      case 'alignment-only':
+        return aligned;
+      case 'competence-only':
+        return competent;
+      case 'observe-only':
+        return false;
+    }
+  }
+
+  /** Every retire_opd/* metric, reflecting the latest observeGap / validate calls. */
+  metrics(): RetireOpdMetrics {
+    const latest = this.windows[this.windows.length - 1];
+    return {
+      'retire_opd/k_step': this.lastK,
+      'retire_opd/k_window_mean': latest === undefined ? Number.NaN : latest.mean,
+      'retire_opd/alignment_progress': this.lastProgress,
+      'retire_opd/student_performance': this.lastScore,
+      'retire_opd/teacher_performance': this.config.teacher_performance,
+      'retire_opd/competence_ratio': this.lastCompetence,
+      'retire_opd/criterion_valid': this.lastValid ? 1 : 0,
+      'retire_opd/retired': this.isRetired ? 1 : 0,
+      'retire_opd/trigger_step': this.trigger ?? -1,
+      'retire_opd/opd_coef': this.opdCoef,
+      'retire_opd/window_index': this.windows.length,
+      'retire_opd/window_fill': this.pending.length,
+      'retire_opd/num_evaluated_windows': this.evaluated,
+      'retire_opd/teacher_forward_skipped': this.skipped,
+    };
+  }
+
+  toJSON(): GateState {
+    return {
+      version: GATE_STATE_VERSION,
+      rule: this.rule,
+      config: { ...this.config },
+      opd_coef: this.opdCoef,
+      pending_k_values: [...this.pending],
+      completed_windows: this.windows.map((w) => ({ ...w })),
+      num_evaluated_windows: this.evaluated,
+      previous_window_mean: this.previousWindowMean,
+      previous_performance: this.previousPerformance,
+      retired: this.isRetired,
+      trigger_step: this.trigger,
+      teacher_forward_skipped: this.skipped,
+      last: {
+        k_step: orNull(this.lastK),
+        student_performance: orNull(this.lastScore),
+        alignment_progress: orNull(this.lastProgress),
+        competence_ratio: orNull(this.lastCompetence),
+        criterion_valid: this.lastValid,
+      },
+    };
+  }
+
+  /**
+   * Restore a checkpointed gate into the run's current config (and rule). A checkpoint written under another config
+   * is an error: "checkpoint config does not match: window_size 5 ≠ 3" (checkpoint value first).
+   */
+  static fromJSON(
+    state: unknown,
+    config: GateConfigInput | GateConfig,
+    rule: GateRule = 'alignment-and-competence',
+  ): RetirementGate {
+    const gate = new RetirementGate(config, rule);
+    const s = parseGateState(state);
+    const differences = gateConfigDifferences(s.config, gate.config);
+    if (differences.length > 0) throw new Error(`checkpoint config does not match: ${differences.join(', ')}`);
+    if (s.rule !== rule) throw new Error(`checkpoint gate rule does not match: ${s.rule} ≠ ${rule}`);
+    gate.opdCoef = s.opd_coef;
+    gate.pending = [...s.pending_k_values];
+    gate.windows = s.completed_windows.map((w) => ({ ...w }));
+    gate.evaluated = s.num_evaluated_windows;
+    gate.previousWindowMean = s.previous_window_mean;
+    gate.previousPerformance = s.previous_performance;
+    gate.isRetired = s.retired;
+    gate.trigger = s.trigger_step;
+    gate.skipped = s.teacher_forward_skipped;
+    gate.lastK = orNaN(s.last.k_step);
+    gate.lastScore = orNaN(s.last.student_performance);
+    gate.lastProgress = orNaN(s.last.alignment_progress);
+    gate.lastCompetence = orNaN(s.last.competence_ratio);
+    gate.lastValid = s.last.criterion_valid;
+    return gate;
+  }
+}
+
+// Structural check of a checkpoint; values are trusted to be the gate's own output once the shape is right.
+
+function parseGateState(state: unknown): GateState {
+  const version = (state as { version?: unknown } | null)?.version;
+  if (version !== GATE_STATE_VERSION) {
+    throw new Error(`unsupported gate checkpoint version ${JSON.stringify(version)} (expected ${GATE_STATE_VERSION})`);
+  }
+  const result = gateStateSchema.safeParse(state);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    throw new Error(`gate checkpoint is malformed at ${issue?.path.join('.') ?? '?'}: ${issue?.message ?? '?'}`);
+  }
+  const s = result.data as GateState;
+  if (s.num_evaluated_windows > s.completed_windows.length || s.pending_k_values.length >= s.config.window_size) {
+    throw new Error('gate checkpoint is inconsistent: more evaluated windows than windows, or a full pending buffer');
+  }
+  return s;
+}

@@ -1,0 +1,143 @@
+// Incremental decoding with a key/value cache. One general operation, `append`, feeds every row of the batch
+// its own chunk of new tokens (a prompt prefill, one sampled token, or an observation) and returns the logits at
+// each row's last new token. Rows keep their own length: a token at cache slot p of a row has position p, so a
+// batch of episodes with different prompt and observation lengths decodes together.
+//
+// Writes into the cache are a batched matMul with a 0/1 write matrix (no scatter, same on every backend), and
+// the cache is append-only, so a slot is written exactly once and K' = K + W·k.
+import * as tf from '@tensorflow/tfjs';
+import { MASKED, matMul } from './layers';
+import type { PolicyModel } from './model';
+
+export class KVCache {
+  readonly batch: number;
+  /** slots per row (≤ the model's contextTokens) */
+  readonly capacity: number;
+  /** tokens held per row (host mirror; the next token of row b goes to slot/position lengths[b]) */
+  readonly lengths: Int32Array;
+  private keys: tf.Tensor4D[] = []; // per layer [B, H, capacity, dh]
+  private values: tf.Tensor4D[] = [];
+  private readonly model: PolicyModel;
+  private disposed = false;
+
+  constructor(model: PolicyModel, batch: number, capacity = model.config.contextTokens) {
+    const c = model.config;
+    if (!Number.isInteger(batch) || batch <= 0) throw new Error(`KVCache: batch must be a positive integer, got ${batch}`);
+    if (!Number.isInteger(capacity) || capacity <= 0 || capacity > c.contextTokens) {
+      throw new Error(`KVCache: capacity must be an integer in [1, ${c.contextTokens}] (the model's contextTokens), got ${capacity}`);
+    }
+    this.model = model;
+    this.batch = batch;
+    this.capacity = capacity;
+    this.lengths = new Int32Array(batch);
+    this.allocate();
+  }
+
+  private allocate(): void {
+    const { heads, width, layers } = this.model.config;
+    const shape: [number, number, number, number] = [this.batch, heads, this.capacity, width / heads];
+    for (let l = 0; l < layers; l++) {
+      this.keys.push(tf.zeros(shape));
+      this.values.push(tf.zeros(shape));
+    }
+  }
+
+  /** empties every row (keeps the buffers' shapes) */
+  reset(): void {
+    this.assertLive();
+    this.release();
+    this.lengths.fill(0);
+    this.allocate();
+  }
+
+  /**
+   * Feeds tokens[b·chunk + j] for j < counts[b] to row b (rows with counts[b] = 0 are untouched).
+   * tokens: Int32Array [batch·chunk] (entries past counts[b] are ignored), counts: [batch].
+   * Returns logits [batch, vocab] at each row's last fed token; rows with counts[b] = 0 get unspecified values.
+   * The caller owns (and disposes) the returned tensor.
+   */
+  append(tokens: Int32Array, counts: Int32Array, chunk: number): tf.Tensor2D {
+    this.assertLive();
+    const m = this.model;
+    const { vocabSize, width } = m.config;
+    const B = this.batch;
+    const C = chunk;
+    const cap = this.capacity;
+    if (!Number.isInteger(C) || C <= 0) throw new Error(`KVCache.append: chunk must be a positive integer, got ${C}`);
+    if (tokens.length !== B * C) throw new Error(`KVCache.append: tokens has ${tokens.length} entries, expected batch·chunk = ${B * C}`);
+    if (counts.length !== B) throw new Error(`KVCache.append: counts has ${counts.length} entries, expected batch = ${B}`);
+
+    // host-built index tensors: positions [B·C], write matrix [B, 1, cap, C] (1 where slot ← chunk token), additive mask [B, 1, C, cap], last-token selector [B, 1, C]
+    const pos = new Int32Array(B * C);
+    const toks = new Int32Array(B * C);
+    const write = new Float32Array(B * cap * C);
+    const mask = new Float32Array(B * C * cap).fill(MASKED);
+    const select = new Float32Array(B * C);
+    for (let b = 0; b < B; b++) {
+      const n = counts[b] as number;
+      const len = this.lengths[b] as number;
+      if (n < 0 || n > C) throw new Error(`KVCache.append: counts[${b}] = ${n} is outside [0, ${C}]`);
+      if (len + n > cap) throw new Error(`KVCache.append: row ${b} would hold ${len + n} tokens, capacity is ${cap}`);
+      for (let j = 0; j < C; j++) {
+        const i = b * C + j;
+        const live = j < n;
+        const p = live ? len + j : Math.max(0, len - 1);
+        pos[i] = p;
+        const t = live ? (tokens[i] as number) : 0;
+        if (live && !(t >= 0 && t < vocabSize)) throw new Error(`KVCache.append: token ${t} at row ${b} is outside [0, ${vocabSize})`);
+        toks[i] = t;
+        if (live) write[(b * cap + p) * C + j] = 1;
+        // query j of row b sees slots 0..p (padding queries see what the row holds; their outputs are unused)
+        const visible = live ? p : Math.max(0, len + n - 1);
+        mask.fill(0, i * cap, i * cap + visible + 1);
+      }
+      if (n > 0) select[b * C + n - 1] = 1;
+    }
+
+    const result = tf.tidy(() => {
+      const x0 = tf.add(tf.gather(m.tokEmb, tf.tensor1d(toks, 'int32')), tf.gather(m.posEmb, tf.tensor1d(pos, 'int32')));
+      let x = x0 as tf.Tensor2D; // [B·C, D]
+      // tiled over heads on the device: tfjs matMul's batch broadcasting pairs [B, 1] with [B, H] wrongly
+      const writeT = tf.tile(tf.tensor4d(write, [B, 1, cap, C]), [1, m.config.heads, 1, 1]); // [B, H, cap, C]
+      const maskT = tf.tensor4d(mask, [B, 1, C, cap]);
+      const newKeys: tf.Tensor4D[] = [];
+      const newValues: tf.Tensor4D[] = [];
+      m.blocks.forEach((blk, l) => {
+        const [q, k, v] = m.qkv(x, blk, B, C); // [B, H, C, dh]
+        const K = tf.add(this.keys[l] as tf.Tensor4D, matMul(writeT, k)) as tf.Tensor4D; // [B, H, cap, dh]
+        const V = tf.add(this.values[l] as tf.Tensor4D, matMul(writeT, v)) as tf.Tensor4D;
+        newKeys.push(K);
+        newValues.push(V);
+        const att = tf.softmax(tf.add(matMul(q, K, false, true), maskT)); // [B, H, C, cap]
+        x = m.mlp(m.attnOut(x, matMul(att, V), blk, B, C), blk);
+      });
+      // hidden state of each row's last new token: [B, 1, C] @ [B, C, D] → [B, D]
+      const last =
+        C === 1 ? x : (tf.reshape(matMul(tf.tensor3d(select, [B, 1, C]), tf.reshape(x, [B, C, width])), [B, width]) as tf.Tensor2D);
+      return { logits: m.head(last), newKeys, newValues };
+    });
+    this.release();
+    this.keys = result.newKeys;
+    this.values = result.newValues;
+    for (let b = 0; b < B; b++) this.lengths[b] = (this.lengths[b] as number) + (counts[b] as number);
+    return result.logits;
+  }
+
+  private release(): void {
+    for (const t of this.keys) t.dispose();
+    for (const t of this.values) t.dispose();
+    this.keys = [];
+    this.values = [];
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.release();
+  }
+
+  private assertLive(): void {
+    if (this.disposed) throw new Error('KVCache is disposed');
+    if (this.model.isDisposed) throw new Error(`KVCache: model ${this.model.name} is disposed`);
+  }
+}

@@ -1,0 +1,151 @@
+// GRPO policy loss (METHODS §2): PPO-style clipped surrogate on the policy's own action tokens.
+//
+//   r_t = exp(log πθ(y_t) − log π_old(y_t))                          (log-ratio clamped to ±20 against overflow)
+//   per-token loss  −min(r_t Â_b, clip(r_t, 1 − ε_low, 1 + ε_high) Â_b)  [+ β · k3(πθ ‖ π_ref)]
+//   k3 = exp(log π_ref − log πθ) − (log π_ref − log πθ) − 1          (Schulman's estimator of KL(πθ ‖ π_ref))
+//
+// Advantages Â_b are per sequence, computed on the host (group / batch / no std scaling live in core statistics);
+// every action token of sequence b shares Â_b. Observation, prompt, skill and special targets never carry loss.
+// Aggregation over the action mask follows verl: token-mean (pooled over the batch), seq-mean-token-mean,
+// seq-mean-token-sum. Clip fractions follow TRL's definition: low = r < 1 − ε_low with Â < 0, high = r > 1 + ε_high
+// with Â > 0 (the tokens whose gradient the clip removes), as fractions of the action tokens.
+import * as tf from '@tensorflow/tfjs';
+import { actionMask, maskedMean, type LossOutput } from './lossTypes';
+import { tokenEntropy, tokenLogProbs } from './tokenLogProbs';
+
+export type TokenAggregation = 'token-mean' | 'seq-mean-token-mean' | 'seq-mean-token-sum';
+export const TOKEN_AGGREGATIONS: readonly TokenAggregation[] = [
+  'token-mean',
+  'seq-mean-token-mean',
+  'seq-mean-token-sum',
+];
+
+export interface GrpoLossConfig {
+  /** ε_low: lower clip 1 − ε_low (default 0.2) */
+  clipLow: number;
+  /** ε_high: upper clip 1 + ε_high (default 0.2; DAPO uses 0.28) */
+  clipHigh: number;
+  aggregation: TokenAggregation;
+  /** β of the k3 KL to the reference policy (default 0: no reference needed) */
+  klCoef: number;
+  /** also compute the mean policy entropy over action tokens (a metric; costs one logSoftmax) */
+  computeEntropy: boolean;
+}
+
+export const DEFAULT_GRPO_LOSS_CONFIG: Readonly<GrpoLossConfig> = {
+  clipLow: 0.2,
+  clipHigh: 0.2,
+  aggregation: 'token-mean',
+  klCoef: 0,
+  computeEntropy: true,
+};
+
+export interface GrpoInputs {
+  /** [B, T, V] current policy logits */
+  logits: tf.Tensor;
+  /** [B, T] int32 */
+  targets: tf.Tensor;
+  /** [B, T] int32 class of each target */
+  targetClasses: tf.Tensor;
+  /** [B, T] log π_old(targets) recorded by the rollout (any value where the target is not an action) */
+  oldLogProbs: tf.Tensor;
+  /** [B] per-sequence advantages (host Float32Array or a tensor) */
+  advantages: Float32Array | tf.Tensor;
+  /** [B, T] log π_ref(targets); required when klCoef > 0 */
+  refLogProbs?: tf.Tensor;
+}
+
+export type GrpoStat =
+  'loss' | 'policyLoss' | 'kl' | 'clipFracLow' | 'clipFracHigh' | 'ratioMean' | 'entropy' | 'actionTokens';
+
+/** Applies defaults and rejects unknown keys or invalid values, naming the field. */
+export function resolveGrpoLossConfig(partial: Partial<GrpoLossConfig> = {}): GrpoLossConfig {
+  for (const key of Object.keys(partial)) {
+    if (!(key in DEFAULT_GRPO_LOSS_CONFIG)) {
+      throw new Error(
+        `GRPO loss config: unknown key "${key}" (expected one of ${Object.keys(DEFAULT_GRPO_LOSS_CONFIG).join(', ')})`,
+      );
+    }
+  }
+  const c: GrpoLossConfig = { ...DEFAULT_GRPO_LOSS_CONFIG, ...partial };
+  if (!(c.clipLow >= 0 && c.clipLow < 1))
+    throw new Error(`GRPO loss config: clipLow must be in [0, 1), got ${c.clipLow}`);
+  if (!(c.clipHigh >= 0 && Number.isFinite(c.clipHigh)))
+    throw new Error(`GRPO loss config: clipHigh must be finite and ≥ 0, got ${c.clipHigh}`);
+  if (!(c.klCoef >= 0 && Number.isFinite(c.klCoef)))
+    throw new Error(`GRPO loss config: klCoef must be finite and ≥ 0, got ${c.klCoef}`);
+  if (!TOKEN_AGGREGATIONS.includes(c.aggregation)) {
+    throw new Error(
+      `GRPO loss config: aggregation must be one of ${TOKEN_AGGREGATIONS.join(', ')}, got "${String(c.aggregation)}"`,
+    );
+  }
+  return c;
+}
+
+/** Aggregates a per-token loss [B, T] over a mask [B, T] the way verl's agg_loss does (empty sequences count 0). */
+export function aggregateTokens(perToken: tf.Tensor, mask: tf.Tensor, mode: TokenAggregation): tf.Scalar {
+  return tf.tidy(() => {
+    if (mode === 'token-mean') return maskedMean(perToken, mask);
+    const seqSum = tf.sum(tf.mul(perToken, mask), 1); // [B]
+    if (mode === 'seq-mean-token-sum') return tf.mean(seqSum) as tf.Scalar;
+    return tf.mean(tf.div(seqSum, tf.maximum(tf.sum(mask, 1), 1))) as tf.Scalar;
+  });
+}
+
+/** k3 estimate of KL(πθ ‖ π_ref) per token from log-probs of the sampled tokens (≥ 0; log-ratio clamped to ±20). */
+export function k3KL(logProbs: tf.Tensor, refLogProbs: tf.Tensor): tf.Tensor {
+  return tf.tidy(() => {
+    const d = tf.clipByValue(tf.sub(refLogProbs, logProbs), -20, 20);
+    return tf.sub(tf.sub(tf.exp(d), d), 1);
+  });
+}
+
+export function grpoLoss(inputs: GrpoInputs, config: Partial<GrpoLossConfig> = {}): LossOutput<GrpoStat> {
+  const c = resolveGrpoLossConfig(config);
+  const { logits, targets, targetClasses, oldLogProbs } = inputs;
+  const batch = targets.shape[0] ?? 0;
+  if (inputs.advantages instanceof Float32Array && inputs.advantages.length !== batch) {
+    throw new Error(
+      `grpoLoss: advantages has ${inputs.advantages.length} entries, expected one per sequence (${batch})`,
+    );
+  }
+  if (c.klCoef > 0 && inputs.refLogProbs === undefined) {
+    throw new Error('grpoLoss: klCoef > 0 needs refLogProbs (log π_ref of the sampled targets)');
+  }
+  return tf.tidy(() => {
+    const mask = actionMask(targetClasses); // [B, T]
+    const lp = tokenLogProbs(logits, targets); // [B, T]
+    const adv = tf.reshape(
+      inputs.advantages instanceof Float32Array ? tf.tensor1d(inputs.advantages) : inputs.advantages,
+      [batch, 1],
+    ); // [B, 1]
+    const logRatio = tf.clipByValue(tf.sub(lp, oldLogProbs), -20, 20);
+    const ratio = tf.exp(logRatio);
+    const unclipped = tf.mul(ratio, adv);
+    const clipped = tf.mul(tf.clipByValue(ratio, 1 - c.clipLow, 1 + c.clipHigh), adv);
+    const pgPerToken = tf.neg(tf.minimum(unclipped, clipped)); // [B, T]
+    const policyLoss = aggregateTokens(pgPerToken, mask, c.aggregation);
+    let loss = policyLoss;
+    let kl: tf.Scalar;
+    if (inputs.refLogProbs !== undefined) {
+      const klPerToken = k3KL(lp, inputs.refLogProbs);
+      kl = maskedMean(klPerToken, mask);
+      if (c.klCoef > 0) loss = tf.add(policyLoss, tf.mul(aggregateTokens(klPerToken, mask, c.aggregation), c.klCoef));
+    } else {
+      kl = tf.scalar(0);
+    }
+    const low = tf.cast(tf.logicalAnd(tf.less(ratio, 1 - c.clipLow), tf.less(adv, 0)), 'float32');
+    const high = tf.cast(tf.logicalAnd(tf.greater(ratio, 1 + c.clipHigh), tf.greater(adv, 0)), 'float32');
+    const stats: Record<GrpoStat, tf.Scalar> = {
+      loss,
+      policyLoss,
+      kl,
+      clipFracLow: maskedMean(low, mask),
+      clipFracHigh: maskedMean(high, mask),
+      ratioMean: maskedMean(ratio, mask),
+      entropy: c.computeEntropy ? maskedMean(tokenEntropy(logits), mask) : tf.scalar(Number.NaN),
+      actionTokens: tf.sum(mask) as tf.Scalar,
+    };
+    return { loss, stats };
+  });
+}

@@ -1,0 +1,8 @@
+// The loss families of METHODS §1–§3 and the evaluation helpers of §6 (tfjs only; every backend).
+export * from './lossTypes';
+export * from './tokenLogProbs';
+export * from './actObsLoss';
+export * from './gradientGeometry';
+export * from './grpoLoss';
+export * from './opdLoss';
+export * from './evalMetrics';

@@ -1,0 +1,314 @@
+// Batched rollouts of a policy through an AgentEnv: G episodes per task, decoded together with a KV cache, the
+// environment stepped once per turn for the whole batch. Sampling happens on the host from the logits of the
+// whole batch, read back once per decode step, with a seeded PRNG (reproducible on a given backend).
+import * as tf from '@tensorflow/tfjs';
+import { classifyStream, studentPrefix } from '../core/env/stream';
+import { Special, TokenClass, type AgentEnv, type EpisodeBatch, type Task } from '../core/env/types';
+import { KVCache } from './kvCache';
+import type { PolicyModel } from './model';
+import { makeSamplingScratch, sampleToken, SeededRandom, validateSamplingOptions } from './sampling';
+
+/** class value of padding positions in RolloutBatch.classes (not a TokenClass) */
+export const PAD_CLASS = -1;
+
+export interface RolloutOptions {
+  /** episodes per task (G); episodes of task k are rows k·G … k·G+G−1 */
+  groupSize: number;
+  temperature: number;
+  /** nucleus mass in (0, 1]; 1 = off */
+  topP: number;
+  /** integer in [0, 2^32): the same seed, model and backend give the same batch */
+  seed: number;
+  /** overrides env.limits.maxTurns (may only lower it) */
+  maxTurns?: number;
+  /** overrides env.limits.maxActionTokens (may only lower it) */
+  maxActionTokens?: number;
+  /** token budget per episode; default min(env.limits.contextTokens, model contextTokens) */
+  contextTokens?: number;
+  /** width of the returned arrays; default the longest episode. Must be ≥ it. */
+  padTo?: number;
+}
+
+/**
+ * A finished batch as host typed arrays, row-major [size, length]. Position t holds token t of an episode; the
+ * per-token arrays describe the token AT t (so oldLogProbs[b, t] = log π_old(tokens[b,t] | tokens[b,<t]), which a
+ * full forward reads from logits[b, t−1]).
+ */
+export interface RolloutBatch {
+  readonly size: number;
+  readonly length: number;
+  readonly groupSize: number;
+  readonly vocabSize: number;
+  /** [N, T] int32, Special.pad past each length */
+  readonly tokens: Int32Array;
+  /** [N, T] TokenClass values; PAD_CLASS past each length */
+  readonly classes: Int32Array;
+  /** [N] tokens per episode */
+  readonly lengths: Int32Array;
+  /** [N, T] log-prob of each policy-written token under the sampling policy at temperature 1; 0 elsewhere */
+  readonly oldLogProbs: Float32Array;
+  /** [N, T] entropy (nats, temperature 1) of the distribution each policy token was drawn from; 0 elsewhere */
+  readonly entropy: Float32Array;
+  /** [N] environment reward (terminal reward minus penalties; 0 for an episode cut by a limit before done) */
+  readonly reward: Float32Array;
+  readonly success: Uint8Array;
+  readonly turns: Int32Array;
+  readonly invalid: Int32Array;
+  /** [N] 1 when the engine ended the episode (turn or context limit) before the environment said done */
+  readonly truncated: Uint8Array;
+  /** [N] index into the tasks array passed to rollout() */
+  readonly taskIndex: Int32Array;
+  /** number of policy-written tokens in the batch */
+  readonly policyTokens: number;
+  /** model forward calls (decode steps) the rollout took */
+  readonly decodeSteps: number;
+}
+
+export function isPolicyClass(c: number): boolean {
+  return c === TokenClass.actionHead || c === TokenClass.actionArg;
+}
+
+function checkLimit(name: string, value: number | undefined, envValue: number): number {
+  if (value === undefined) return envValue;
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`rollout.${name} must be a positive integer, got ${value}`);
+  return Math.min(value, envValue);
+}
+
+/**
+ * Runs tasks.length × groupSize episodes to the end (environment done, or a turn/context limit).
+ * `episodes` may be passed to reuse an EpisodeBatch of the right size.
+ */
+export async function rollout(
+  model: PolicyModel,
+  env: AgentEnv,
+  tasks: readonly Task[],
+  options: RolloutOptions,
+  episodes?: EpisodeBatch,
+): Promise<RolloutBatch> {
+  validateSamplingOptions(options);
+  const G = options.groupSize;
+  if (!Number.isInteger(G) || G <= 0) throw new Error(`rollout.groupSize must be a positive integer, got ${G}`);
+  if (tasks.length === 0) throw new Error('rollout: no tasks');
+  const V = model.config.vocabSize;
+  if (env.vocab.size > V) throw new Error(`rollout: env '${env.name}' vocabulary has ${env.vocab.size} tokens, model vocabSize is ${V}`);
+  const maxTurns = checkLimit('maxTurns', options.maxTurns, env.limits.maxTurns);
+  const maxAction = checkLimit('maxActionTokens', options.maxActionTokens, env.limits.maxActionTokens);
+  const cap = checkLimit('contextTokens', options.contextTokens, Math.min(env.limits.contextTokens, model.config.contextTokens));
+  const N = tasks.length * G;
+  const batch = episodes ?? env.createBatch(N);
+  if (batch.size !== N) throw new Error(`rollout: episode batch has size ${batch.size}, expected tasks·groupSize = ${N}`);
+  const rowTasks: Task[] = [];
+  for (const t of tasks) for (let g = 0; g < G; g++) rowTasks.push(t);
+  batch.reset(rowTasks);
+
+  // host buffers at full capacity; trimmed at the end
+  const tokens = new Int32Array(N * cap).fill(Special.pad);
+  const classes = new Int32Array(N * cap).fill(PAD_CLASS);
+  const oldLp = new Float32Array(N * cap);
+  const ent = new Float32Array(N * cap);
+  const len = new Int32Array(N); // tokens written per row
+  const fed = new Int32Array(N); // tokens already in the KV cache per row
+  const done = new Uint8Array(N);
+  const truncated = new Uint8Array(N);
+  const turns = new Int32Array(N);
+  const taskIndex = new Int32Array(N);
+  for (let i = 0; i < N; i++) {
+    taskIndex[i] = Math.floor(i / G);
+    const prefix = studentPrefix(rowTasks[i] as Task);
+    if (prefix.length >= cap) throw new Error(`rollout: task ${(rowTasks[i] as Task).index} prompt (${prefix.length} tokens) leaves no room in a context of ${cap}`);
+    const cls = classifyStream(prefix);
+    for (let j = 0; j < prefix.length; j++) {
+      tokens[i * cap + j] = prefix[j] as number;
+      classes[i * cap + j] = cls[j] as number;
+    }
+    len[i] = prefix.length;
+  }
+
+  const rng = new SeededRandom(options.seed);
+  const scratch = makeSamplingScratch(V);
+  const cache = new KVCache(model, N, cap);
+  const actions: number[][] = Array.from({ length: N }, () => []);
+  const acting = new Uint8Array(N);
+  let policyTokens = 0;
+  let decodeSteps = 0;
+  try {
+    while (done.some((d) => d === 0)) {
+      // ---- action phase: every live row writes one action, decoded together
+      for (let i = 0; i < N; i++) {
+        actions[i] = [];
+        acting[i] = done[i] ? 0 : 1;
+      }
+      while (acting.some((a) => a === 1)) {
+        // feed every live row its unfed tokens (prefix / last observation / last sampled token)
+        let C = 1;
+        const counts = new Int32Array(N);
+        for (let i = 0; i < N; i++) if (!done[i]) C = Math.max(C, (counts[i] = (len[i] as number) - (fed[i] as number)));
+        const chunk = new Int32Array(N * C);
+        for (let i = 0; i < N; i++) chunk.set(tokens.subarray(i * cap + (fed[i] as number), i * cap + (fed[i] as number) + (counts[i] as number)), i * C);
+        const logitsT = cache.append(chunk, counts, C);
+        decodeSteps++;
+        let logits: Float32Array;
+        try {
+          logits = (await logitsT.data()) as Float32Array; // [N, V], one read-back per step
+        } finally {
+          logitsT.dispose();
+        }
+        for (let i = 0; i < N; i++) fed[i] = (fed[i] as number) + (counts[i] as number);
+        for (let i = 0; i < N; i++) {
+          if (!acting[i]) continue;
+          const s = sampleToken(logits, i, V, options, rng, scratch);
+          const at = i * cap + (len[i] as number);
+          tokens[at] = s.token;
+          oldLp[at] = s.logProb;
+          ent[at] = s.entropy;
+          len[i] = (len[i] as number) + 1;
+          policyTokens++;
+          const act = actions[i] as number[];
+          act.push(s.token);
+          // an action ends at <eoa>, at maxActionTokens (cut; the env judges it invalid), or when the context is full
+          if (s.token === Special.eoa || act.length >= maxAction || (len[i] as number) >= cap) acting[i] = 0;
+        }
+      }
+      // classes of the finished actions, as the environment defines them
+      for (let i = 0; i < N; i++) {
+        if (done[i]) continue;
+        const act = actions[i] as number[];
+        const cls = env.actionClasses(act);
+        const start = (len[i] as number) - act.length;
+        for (let j = 0; j < act.length; j++) classes[i * cap + start + j] = (cls[j] ?? TokenClass.actionArg) as number;
+      }
+      // ---- environment phase: one batched step
+      batch.step(actions.map((a, i) => (done[i] ? [] : a)));
+      for (let i = 0; i < N; i++) {
+        if (done[i]) continue;
+        turns[i] = (turns[i] as number) + 1;
+        const obs = batch.observation(i);
+        const room = cap - (len[i] as number);
+        const n = Math.min(obs.length, room);
+        for (let j = 0; j < n; j++) {
+          const t = obs[j] as number;
+          const at = i * cap + (len[i] as number) + j;
+          tokens[at] = t;
+          // `<obs> words…` are observation; the closing <act>/<eos> is special
+          classes[at] = j === obs.length - 1 && (t === Special.act || t === Special.eos) ? TokenClass.special : TokenClass.observation;
+        }
+        len[i] = (len[i] as number) + n;
+        if (batch.done[i]) {
+          done[i] = 1;
+        } else if (n < obs.length || (len[i] as number) >= cap || (turns[i] as number) >= maxTurns) {
+          done[i] = 1;
+          truncated[i] = 1;
+        }
+      }
+    }
+  } finally {
+    cache.dispose();
+  }
+
+  let T = 0;
+  for (let i = 0; i < N; i++) T = Math.max(T, len[i] as number);
+  if (options.padTo !== undefined) {
+    if (!Number.isInteger(options.padTo) || options.padTo < T) throw new Error(`rollout.padTo (${options.padTo}) must be an integer ≥ the longest episode (${T})`);
+    T = options.padTo;
+  }
+  const trim = <A extends Int32Array | Float32Array>(src: A, make: (n: number) => A, fill: number): A => {
+    const out = make(N * T);
+    if (fill !== 0) out.fill(fill);
+    for (let i = 0; i < N; i++) out.set(src.subarray(i * cap, i * cap + Math.min(cap, T)), i * T);
+    return out;
+  };
+  const reward = new Float32Array(N);
+  const success = new Uint8Array(N);
+  const invalid = new Int32Array(N);
+  for (let i = 0; i < N; i++) {
+    reward[i] = truncated[i] && !batch.done[i] ? 0 : (batch.reward[i] as number);
+    success[i] = truncated[i] && !batch.done[i] ? 0 : (batch.success[i] as number);
+    invalid[i] = batch.invalidActions[i] as number;
+  }
+  return {
+    size: N,
+    length: T,
+    groupSize: G,
+    vocabSize: V,
+    tokens: trim(tokens, (n) => new Int32Array(n), Special.pad),
+    classes: trim(classes, (n) => new Int32Array(n), PAD_CLASS),
+    lengths: len,
+    oldLogProbs: trim(oldLp, (n) => new Float32Array(n), 0),
+    entropy: trim(ent, (n) => new Float32Array(n), 0),
+    reward,
+    success,
+    turns,
+    invalid,
+    truncated,
+    taskIndex,
+    policyTokens,
+    decodeSteps,
+  };
+}
+
+/**
+ * Per-position log-probs of a batch's own tokens under `model`: out[b, t] = log p(tokens[b,t] | tokens[b,<t]) for
+ * t ≥ 1, in one batched forward (no gradient). `prefix(b)` optionally prepends a fixed-length segment per row (the
+ * teacher's skill segment): then positions shift by its length. Entries where `keep(class)` is false are 0.
+ */
+export async function sequenceLogProbs(
+  model: PolicyModel,
+  batch: RolloutBatch,
+  keep: (cls: number) => boolean = isPolicyClass,
+  prefix?: { length: number; tokens: (row: number) => readonly number[] },
+): Promise<Float32Array> {
+  const N = batch.size;
+  const T = batch.length;
+  const S = prefix?.length ?? 0;
+  const L = S + T;
+  if (L > model.config.contextTokens) {
+    throw new Error(`${model.name}: sequence of ${S} prefix + ${T} episode tokens exceeds its contextTokens ${model.config.contextTokens}`);
+  }
+  const input = new Int32Array(N * L);
+  for (let b = 0; b < N; b++) {
+    if (prefix !== undefined) {
+      const p = prefix.tokens(b);
+      if (p.length !== S) throw new Error(`sequenceLogProbs: prefix of row ${b} has ${p.length} tokens, expected ${S}`);
+      for (let j = 0; j < S; j++) input[b * L + j] = p[j] as number;
+    }
+    input.set(batch.tokens.subarray(b * T, (b + 1) * T), b * L + S);
+  }
+  // log p of token at episode position t (t ≥ 1) is read from model position S + t − 1
+  const lpT = tf.tidy(() => {
+    const logits = model.forward(tf.tensor2d(input, [N, L], 'int32')); // [N, L, V]
+    const pred = tf.slice(logits, [0, S, 0], [N, T - 1, model.config.vocabSize]); // predicts episode tokens 1..T−1
+    const targets = tf.tensor2d(batch.tokens, [N, T], 'int32').slice([0, 1], [N, T - 1]);
+    return tf.sum(tf.mul(tf.logSoftmax(pred), tf.oneHot(targets, model.config.vocabSize, 1, 0, 'float32')), -1); // [N, T−1]
+  });
+  let lp: Float32Array;
+  try {
+    lp = (await lpT.data()) as Float32Array;
+  } finally {
+    lpT.dispose();
+  }
+  const out = new Float32Array(N * T);
+  for (let b = 0; b < N; b++) {
+    const n = batch.lengths[b] as number;
+    for (let t = 1; t < n; t++) if (keep(batch.classes[b * T + t] as number)) out[b * T + t] = lp[b * (T - 1) + t - 1] as number;
+  }
+  return out;
+}
+
+/**
+ * The teacher's log-probs on the student's own policy tokens ([N, T], aligned with batch.tokens, 0 elsewhere), in
+ * one batched forward with each task's fixed-length skill segment prepended: teacher position = student position +
+ * skillTokens. Callers skip this call entirely once the teacher is retired.
+ */
+export async function teacherLogProbs(teacher: PolicyModel, batch: RolloutBatch, tasks: readonly Task[]): Promise<Float32Array> {
+  const first = tasks[0];
+  if (first === undefined) throw new Error('teacherLogProbs: no tasks');
+  const S = first.skillTokens.length;
+  return sequenceLogProbs(teacher, batch, isPolicyClass, {
+    length: S,
+    tokens: (b) => {
+      const task = tasks[batch.taskIndex[b] as number];
+      if (task === undefined) throw new Error(`teacherLogProbs: row ${b} refers to task ${batch.taskIndex[b]}, but only ${tasks.length} tasks were given`);
+      return task.skillTokens;
+    },
+  });
+}

@@ -1,0 +1,185 @@
+// One policy-gradient update from a rollout: GRPO (METHODS.md §2) plus, for the student, λ_opd · OPD against the
+// frozen skill-conditioned teacher (§3). Also the gap statistic g_k that feeds the retirement gate. Every loss term
+// and the gradient norm are checked for finiteness BEFORE the optimizer touches the weights, so a failing step
+// leaves the model (and the last checkpoint) as they were.
+import * as tf from '@tensorflow/tfjs';
+import { grpoAdvantages, type AdvantageScaling } from '../../core/grpoAdvantages';
+import type { GrpoConfig } from '../../core/experiment/config';
+import type { Task } from '../../core/env/types';
+import { grpoLoss } from '../losses/grpoLoss';
+import { disposeStats, readStats, valueAndGradsWithStats } from '../losses/lossTypes';
+import { opdGap, opdLoss, type OpdEstimator } from '../losses/opdLoss';
+import { tokenLogProbs } from '../losses/tokenLogProbs';
+import type { PolicyModel } from '../model';
+import type { RolloutOutput, TrainerOptimizer } from './enginePort';
+import { NonFiniteError, type StageName } from './events';
+import { disposeTensors, packSequences, toTensors, type PackedSequences } from './sequenceBatch';
+
+const SCALING: Record<GrpoConfig['advantage'], AdvantageScaling> = { group: 'group-std', batch: 'batch-std', none: 'none' };
+
+/** Unpack a padded batch into per-row streams (to re-pack with a prefix). */
+function rows(p: PackedSequences): { tokens: Int32Array; classes: Int32Array }[] {
+  return Array.from({ length: p.batch }, (_, b) => {
+    const o = b * p.seqLen;
+    const n = p.lengths[b] as number;
+    return { tokens: p.tokens.subarray(o, o + n), classes: p.classes.subarray(o, o + n) };
+  });
+}
+
+/** The teacher's view of a student batch: each row's skill segment, then the stream (positions shift by S). */
+export function withSkillPrefix(p: PackedSequences, tasks: readonly Task[]): PackedSequences {
+  return packSequences(rows(p).map((r, b) => ({ ...r, prefix: (tasks[b] as Task).skillTokens })));
+}
+
+/** Shift a [B·T] per-target array into a [B·T'] layout with `offset` leading positions (zero-filled). */
+function shiftRows(x: Float32Array, from: PackedSequences, to: PackedSequences, offset: number): Float32Array {
+  const out = new Float32Array(to.batch * to.seqLen);
+  for (let b = 0; b < from.batch; b++) {
+    out.set(x.subarray(b * from.seqLen, b * from.seqLen + (from.lengths[b] as number)), b * to.seqLen + offset);
+  }
+  return out;
+}
+
+export interface OpdPart {
+  teacher: PolicyModel;
+  /** λ_opd of this step (0: only the gap is measured) */
+  coef: number;
+  estimator: OpdEstimator;
+}
+
+export interface UpdateRequest {
+  stage: StageName;
+  step: number;
+  policy: PolicyModel;
+  optimizer: TrainerOptimizer;
+  rollout: RolloutOutput;
+  /** per episode (G consecutive episodes form a group) */
+  tasks: readonly Task[];
+  groupSize: number;
+  grpo: GrpoConfig;
+  /** train on the teacher's view (skill prefix): the teacher stage */
+  withSkill: boolean;
+  /** student stage with the teacher running this step */
+  opd: OpdPart | null;
+  /** reference policy for the k3 KL penalty (β = grpo.klBeta > 0) */
+  reference: PolicyModel | null;
+  /** test hook: this loss term becomes NaN */
+  injectNonFinite?: string | null;
+}
+
+export interface UpdateResult {
+  metrics: Record<string, number>;
+  /** g_k when the teacher ran, else null */
+  gap: number | null;
+}
+
+export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
+  const { rollout, tasks, groupSize, grpo, policy } = req;
+  const groups: number[][] = [];
+  for (let i = 0; i < rollout.reward.length; i += groupSize) groups.push(Array.from(rollout.reward.subarray(i, i + groupSize)));
+  const adv = grpoAdvantages(groups, { scaling: SCALING[grpo.advantage], epsilon: grpo.advantageEpsilon });
+  const advantages = Float32Array.from(adv.advantages.flat());
+
+  const student = rollout.packed;
+  const view = req.withSkill ? withSkillPrefix(student, tasks) : student;
+  // a fixed-length skill segment shifts every row by the same S
+  const skillLen = req.withSkill ? (tasks[0] as Task).skillTokens.length : 0;
+  const oldHost = req.withSkill ? shiftRows(rollout.oldLogProbs, student, view, skillLen) : rollout.oldLogProbs;
+
+  const t = toTensors(view);
+  const old = tf.tensor2d(oldHost, [view.batch, view.seqLen]);
+  const advT = tf.tensor1d(advantages);
+  let teacherLP: tf.Tensor | null = null;
+  let teacherLogits: tf.Tensor | null = null;
+  let refLP: tf.Tensor | null = null;
+  const inject = (term: string, x: tf.Scalar): tf.Scalar => (req.injectNonFinite === term ? (tf.mul(x, NaN) as tf.Scalar) : x);
+  try {
+    if (req.opd) {
+      // one batched teacher forward with the skill prepended; positions S.. align with the student's
+      const tv = withSkillPrefix(student, tasks);
+      const S = (tasks[0] as Task).skillTokens.length;
+      const teacher = req.opd.teacher;
+      const needLogits = req.opd.estimator === 'full' && req.opd.coef > 0;
+      const out = tf.tidy(() => {
+        const tt = tf.tensor2d(tv.tokens, [tv.batch, tv.seqLen], 'int32');
+        const logits = tf.slice(teacher.forward(tt), [0, S, 0], [tv.batch, student.seqLen, -1]);
+        const lp = tokenLogProbs(logits, t.targets);
+        return needLogits ? [lp, logits] : [lp];
+      });
+      teacherLP = out[0] as tf.Tensor;
+      teacherLogits = out[1] ?? null;
+    }
+    if (grpo.klBeta > 0 && req.reference) {
+      const ref = req.reference;
+      refLP = tf.tidy(() => tokenLogProbs(ref.forward(t.tokens), t.targets));
+    }
+    const opd = req.opd;
+    const { value, grads, stats } = valueAndGradsWithStats(() => {
+      const logits = policy.forward(t.tokens);
+      const g = grpoLoss(
+        { logits, targets: t.targets, targetClasses: t.targetClasses, oldLogProbs: old, advantages: advT, ...(refLP ? { refLogProbs: refLP } : {}) },
+        { clipLow: grpo.clipLow, clipHigh: grpo.clipHigh, aggregation: grpo.aggregation, klCoef: grpo.klBeta, computeEntropy: true },
+      );
+      const grpoTerm = inject('grpo', g.loss);
+      const s: Record<string, tf.Scalar> = {};
+      for (const [k, v] of Object.entries(g.stats)) s[`grpo/${k}`] = v as tf.Scalar;
+      s['term/grpo'] = grpoTerm;
+      let loss: tf.Scalar = grpoTerm;
+      if (opd && teacherLP) {
+        s['opd/gap'] = opdGap(teacherLP, old, t.targetClasses);
+        if (opd.coef > 0) {
+          const o = opdLoss(
+            { logits, targets: t.targets, targetClasses: t.targetClasses, oldLogProbs: old, teacherLogProbs: teacherLP, ...(teacherLogits ? { teacherLogits } : {}) },
+            opd.estimator,
+          );
+          const opdTerm = inject('opd', o.loss);
+          for (const [k, v] of Object.entries(o.stats)) if (k !== 'loss') s[`opd/${k}`] = v as tf.Scalar;
+          s['term/opd'] = opdTerm;
+          loss = tf.add(loss, tf.mul(opdTerm, opd.coef)) as tf.Scalar;
+        }
+      }
+      return { loss, stats: s };
+    }, policy.trainableVariables);
+    try {
+      const gradNormSq = tf.tidy(() => tf.addN(Object.values(grads).map((g) => tf.sum(tf.square(g)))) as tf.Scalar);
+      stats['grad/norm_sq'] = gradNormSq;
+      const host = await readStats({ ...stats, loss: value });
+      for (const term of ['grpo', 'opd'] as const) {
+        const v = host[`term/${term}`];
+        if (v !== undefined && !Number.isFinite(v)) throw new NonFiniteError(req.stage, req.step, term, `${term} loss = ${v}`);
+      }
+      const normSq = host['grad/norm_sq'] as number;
+      if (!Number.isFinite(normSq)) throw new NonFiniteError(req.stage, req.step, 'gradient', `‖∇‖² = ${normSq}`);
+      req.optimizer.apply(grads, policy.trainableVariables);
+      const m: Record<string, number> = {
+        'actor/loss': host.loss as number,
+        'actor/pg_loss': host['grpo/policyLoss'] as number,
+        'actor/pg_clipfrac_lower': host['grpo/clipFracLow'] as number,
+        'actor/pg_clipfrac_higher': host['grpo/clipFracHigh'] as number,
+        'actor/ratio_mean': host['grpo/ratioMean'] as number,
+        'actor/entropy': host['grpo/entropy'] as number,
+        'actor/kl_loss': host['grpo/kl'] as number,
+        'actor/grad_norm': Math.sqrt(normSq),
+        'critic/frac_reward_zero_std': adv.fracRewardZeroStd,
+      };
+      if (host['term/opd'] !== undefined) {
+        m['opd/loss'] = host['term/opd'];
+        m['opd/k3_kl'] = host['opd/k3'] as number;
+        m['opd/ratio_mean'] = host['opd/ratioMean'] as number;
+      }
+      const gap = host['opd/gap'];
+      return { metrics: m, gap: gap === undefined ? null : gap };
+    } finally {
+      value.dispose();
+      Object.values(grads).forEach((g) => g.dispose());
+      disposeStats(stats);
+    }
+  } finally {
+    disposeTensors(t);
+    old.dispose();
+    advT.dispose();
+    teacherLP?.dispose();
+    teacherLogits?.dispose();
+    refLP?.dispose();
+  }
+}

@@ -1,0 +1,125 @@
+// Demonstrations and the SFT stage (METHODS.md §1): expert trajectories on training tasks, ActObs / ActionSFT
+// updates with observation weight λ_obs, the gradient geometry every N steps, and probe evaluations
+// (action / observation CE on held-out expert trajectories, KL(π_init ‖ π) on action positions).
+import * as tf from '@tensorflow/tfjs';
+import type { AgentEnv, Trajectory } from '../../core/env/types';
+import type { ExperimentConfig } from '../../core/experiment/config';
+import { createRng } from '../../core/rng';
+import { actObsLoss } from '../losses/actObsLoss';
+import { klFromInit } from '../losses/evalMetrics';
+import { actObsGradientGeometry } from '../losses/gradientGeometry';
+import { actionMask, classMask, disposeStats, readStats, valueAndGradsWithStats } from '../losses/lossTypes';
+import { tokenLogProbs } from '../losses/tokenLogProbs';
+import { TokenClass } from '../../core/env/types';
+import type { PolicyModel } from '../model';
+import type { TrainerOptimizer } from './enginePort';
+import { NonFiniteError } from './events';
+import { disposeTensors, packSequences, toTensors } from './sequenceBatch';
+
+export interface Demonstrations {
+  /** expert trajectories on training tasks 0..demonstrations.tasks−1 */
+  train: Trajectory[];
+  /** expert trajectories on validation tasks 0..sft.heldOutTasks−1 (observation CE of base vs SFT) */
+  heldOut: Trajectory[];
+}
+
+export function buildDemonstrations(env: AgentEnv, cfg: ExperimentConfig): Demonstrations {
+  return {
+    train: Array.from({ length: cfg.demonstrations.tasks }, (_, i) => env.expert(env.task('train', i))),
+    heldOut: Array.from({ length: cfg.sft.heldOutTasks }, (_, i) => env.expert(env.task('validation', i))),
+  };
+}
+
+export interface SftStepRequest {
+  model: PolicyModel;
+  optimizer: TrainerOptimizer;
+  demos: Demonstrations;
+  cfg: ExperimentConfig;
+  step: number;
+  /** seeds the minibatch draw of this step */
+  seed: number;
+  injectNonFinite?: string | null;
+}
+
+/** One SFT update on a random minibatch of demonstrations (drawn with replacement). Returns the step's metrics. */
+export async function sftStep(req: SftStepRequest): Promise<Record<string, number>> {
+  const { model, demos, cfg } = req;
+  if (demos.train.length === 0) throw new Error('sft: no demonstrations (demonstrations.tasks is 0 but sft.steps > 0)');
+  const rng = createRng(req.seed);
+  const batch = Array.from({ length: cfg.sft.batchSize }, () => demos.train[rng.int(demos.train.length)] as Trajectory);
+  const t = toTensors(packSequences(batch));
+  try {
+    const { value, grads, stats } = valueAndGradsWithStats(() => {
+      const out = actObsLoss({ logits: model.forward(t.tokens), targets: t.targets, targetClasses: t.targetClasses }, cfg.sft.lambdaObs);
+      const loss = req.injectNonFinite === 'sft' ? (tf.mul(out.loss, NaN) as tf.Scalar) : out.loss;
+      return { loss, stats: out.stats };
+    }, model.trainableVariables);
+    try {
+      const normSq = tf.tidy(() => tf.addN(Object.values(grads).map((g) => tf.sum(tf.square(g)))) as tf.Scalar);
+      const host = await readStats({ ...stats, value, normSq });
+      if (!Number.isFinite(host.value)) throw new NonFiniteError('sft', req.step, 'sft', `ActObs loss = ${host.value}`);
+      if (!Number.isFinite(host.normSq)) throw new NonFiniteError('sft', req.step, 'gradient', `‖∇‖² = ${host.normSq}`);
+      normSq.dispose();
+      req.optimizer.apply(grads, model.trainableVariables);
+      const m: Record<string, number> = {
+        'sft/loss': host.value,
+        'sft/action_ce': host.actionCE,
+        'sft/obs_ce': host.observationCE,
+        'sft/action_tokens': host.actionTokens,
+        'sft/obs_tokens': host.observationTokens,
+        'sft/grad_norm': Math.sqrt(host.normSq),
+      };
+      const every = cfg.sft.geometryEvery;
+      if (every > 0 && req.step % every === 0) {
+        const geo = await actObsGradientGeometry(() => model.forward(t.tokens), t.targets, t.targetClasses, model.trainableVariables);
+        m['sft/grad_cosine'] = geo.cosine;
+        m['sft/grad_norm_ratio'] = geo.normRatio;
+      }
+      return m;
+    } finally {
+      value.dispose();
+      Object.values(grads).forEach((g) => g.dispose());
+      disposeStats(stats);
+    }
+  } finally {
+    disposeTensors(t);
+  }
+}
+
+export interface ProbeResult {
+  observationCe: number;
+  actionCe: number;
+  /** KL(π_init ‖ π) per action position, when `init` was given */
+  klFromInit: number | null;
+}
+
+/** Token-weighted CE per stream (and KL to `init` on action positions) over trajectories, in chunks of 32. */
+export async function evaluateProbes(model: PolicyModel, trajs: readonly Trajectory[], init?: PolicyModel): Promise<ProbeResult> {
+  const acc = { obs: 0, obsN: 0, act: 0, actN: 0, kl: 0 };
+  for (let i = 0; i < trajs.length; i += 32) {
+    const t = toTensors(packSequences(trajs.slice(i, i + 32)));
+    const packed = tf.tidy(() => {
+      const logits = model.forward(t.tokens);
+      const nll = tf.neg(tokenLogProbs(logits, t.targets));
+      const mO = classMask(t.targetClasses, TokenClass.observation);
+      const mA = actionMask(t.targetClasses);
+      const nA = tf.sum(mA);
+      const parts = [tf.sum(tf.mul(nll, mO)), tf.sum(mO), tf.sum(tf.mul(nll, mA)), nA];
+      if (init) parts.push(tf.mul(klFromInit(init.forward(t.tokens), logits, mA), nA));
+      return tf.stack(parts);
+    });
+    const d = await packed.data();
+    packed.dispose();
+    disposeTensors(t);
+    acc.obs += d[0] as number;
+    acc.obsN += d[1] as number;
+    acc.act += d[2] as number;
+    acc.actN += d[3] as number;
+    if (init) acc.kl += d[4] as number;
+  }
+  return {
+    observationCe: acc.obsN ? acc.obs / acc.obsN : NaN,
+    actionCe: acc.actN ? acc.act / acc.actN : NaN,
+    klFromInit: init ? (acc.actN ? acc.kl / acc.actN : NaN) : null,
+  };
+}

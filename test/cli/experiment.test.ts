@@ -1,0 +1,137 @@
+// The experiment and sweep commands end to end, as a user runs them (child processes through tsx).
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = join(__dirname, '../..');
+const TSX = join(ROOT, 'node_modules/.bin/tsx');
+const tmp = mkdtempSync(join(tmpdir(), 'experiment-cli-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+function run(script: string, args: string[]): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(TSX, [join(ROOT, 'cli', script), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+type Line = Record<string, number>;
+const readLines = (file: string): Line[] =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as Line);
+const withoutTime = (ls: Line[]): Line[] => ls.map((l) => Object.fromEntries(Object.entries(l).filter(([k]) => !k.startsWith('time/'))));
+
+describe('npm run experiment', () => {
+  const dir = join(tmp, 'smoke');
+  let result: ReturnType<typeof run>;
+  beforeAll(() => {
+    result = run('experiment.ts', ['--preset', 'smoke', '--out', dir, '--no-progress']);
+  });
+
+  it('runs the smoke preset into a complete run folder, and the gate fires', () => {
+    expect(result.stderr).not.toMatch(/internal error/);
+    expect(result.code).toBe(0);
+    for (const f of ['config.json', 'metrics.jsonl', 'summary.json', 'report.md', 'checkpoints/LATEST', 'sft.jsonl', 'teacher.jsonl']) {
+      expect(existsSync(join(dir, f)), f).toBe(true);
+    }
+    const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
+    expect(summary.status).toBe('completed');
+    expect(summary.gate.triggerStep).toBe(10);
+    expect(readFileSync(join(dir, 'report.md'), 'utf8')).toContain('| trigger step | 10 |');
+    expect(result.stdout).toContain('trigger step 10');
+  });
+
+  it("replays its own metrics.jsonl through the replay command to its own trigger step", () => {
+    const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
+    const report = readFileSync(join(dir, 'report.md'), 'utf8');
+    const cmd = /npm run replay -- metrics\.jsonl (.*)`/.exec(report);
+    expect(cmd).not.toBeNull();
+    const r = run('replay.ts', [join(dir, 'metrics.jsonl'), ...cmd![1]!.split(' ')]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const last = JSON.parse(r.stdout.trim().split('\n').at(-1)!);
+    expect(last).toMatchObject({ type: 'summary', retired: true, trigger_step: summary.gate.triggerStep, agrees_with_log: true });
+  });
+
+  it('Ctrl-C writes a checkpoint and exits; --resume finishes with the same metrics as the uninterrupted run', async () => {
+    const d2 = join(tmp, 'interrupted');
+    const child = spawn(TSX, [join(ROOT, 'cli/experiment.ts'), '--preset', 'smoke', '--out', d2, '--no-progress'], { cwd: ROOT });
+    let stdout = '';
+    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+    const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
+    // interrupt once the student stage has logged a few steps
+    const t0 = Date.now();
+    while (Date.now() - t0 < 60_000) {
+      await new Promise((r) => setTimeout(r, 50));
+      const f = join(d2, 'metrics.jsonl');
+      if (existsSync(f) && readFileSync(f, 'utf8').split('\n').length > 3) break;
+    }
+    child.kill('SIGINT');
+    const code = await exited;
+    expect(code).toBe(130);
+    expect(stdout).toContain(`--resume ${d2}`);
+    const latest = readFileSync(join(d2, 'checkpoints/LATEST'), 'utf8');
+    expect(latest).toMatch(/^student-0000\d\d$/);
+    const r = run('experiment.ts', ['--resume', d2, '--no-progress']);
+    expect(r.code).toBe(0);
+    expect(withoutTime(readLines(join(d2, 'metrics.jsonl')))).toEqual(withoutTime(readLines(join(dir, 'metrics.jsonl'))));
+  });
+});
+
+describe('config errors', () => {
+  it('an unknown preset lists the available presets (exit 2, no stack trace)', () => {
+    const r = run('experiment.ts', ['--preset', 'smok']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('unknown preset "smok" (available: actobs-vs-actionsft, estimators, retire-house, retire-shell, retire-shop, schedules, smoke)');
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(r.stdout).toBe('');
+  });
+
+  it('an unknown --set key lists the valid keys at that level', () => {
+    const r = run('experiment.ts', ['--preset', 'smoke', '--set', 'student.lamda_opd=0.1', '--out', join(tmp, 'never')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('unknown key "student.lamda_opd" (valid keys under "student": steps, grpo, schedule, lambdaOpd');
+    expect(existsSync(join(tmp, 'never'))).toBe(false);
+  });
+
+  it('a bad value names the key and what is valid', () => {
+    const a = run('experiment.ts', ['--preset', 'smoke', '--set', 'student.schedule=sometimes']);
+    expect(a.code).toBe(2);
+    expect(a.stderr).toMatch(/student\.schedule: expected one of adaptive, never, none, fixed:N, linear:N, alignment-only, competence-only/);
+    const b = run('experiment.ts', ['--preset', 'smoke', '--backend', 'tpu']);
+    expect(b.code).toBe(2);
+    expect(b.stderr).toMatch(/runtime\.backend: .*cpu.*wasm.*webgpu/);
+    const c = run('experiment.ts', ['--preset', 'smoke', '--frobnicate']);
+    expect(c.code).toBe(2);
+    expect(c.stderr).toContain("Unknown option '--frobnicate'");
+  });
+
+  it('a resume of a folder without a run says so', () => {
+    const r = run('experiment.ts', ['--resume', join(tmp, 'nothing-here')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('is not a run folder (no config.json)');
+  });
+});
+
+describe('npm run sweep', () => {
+  it('runs every point for every seed and writes the comparison table', () => {
+    const out = join(tmp, 'sweep');
+    const r = run('sweep.ts', ['--preset', 'smoke', '--vary', 'student.schedule=adaptive,none', '--seeds', '0,1', '--set', 'student.steps=10', '--out', out, '--no-progress']);
+    expect(r.stderr).not.toMatch(/internal error/);
+    expect(r.code).toBe(0);
+    const table = readFileSync(join(out, 'comparison.md'), 'utf8');
+    expect(table).toContain('| student.schedule | seeds | test success % (mean ± std) | trigger step | teacher forwards saved | wall s |');
+    expect(table).toMatch(/\| adaptive \| 2 \| [\d.]+ ± [\d.]+ \| 10, 10 \| 0\.0 \|/);
+    expect(table).toMatch(/\| none \| 2 \| [\d.]+ ± [\d.]+ \| –, – \| 10\.0 \|/);
+    expect(existsSync(join(out, 'student.schedule-none_seed-1', 'summary.json'))).toBe(true);
+  });
+
+  it('rejects an unknown axis key before running anything', () => {
+    const r = run('sweep.ts', ['--preset', 'smoke', '--vary', 'student.shedule=never', '--out', join(tmp, 'sweep-bad')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('unknown key "student.shedule"');
+    expect(existsSync(join(tmp, 'sweep-bad'))).toBe(false);
+  });
+});

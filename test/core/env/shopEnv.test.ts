@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { SHOP_CATEGORIES, SHOP_SYNONYMS, ShopEnv } from '../../../src/core/env/shopEnv';
+import { play } from './helpers';
+
+const env = new ShopEnv({ seed: 5 });
+const tasks = env.tasks('train', 300);
+const task = tasks[0]!;
+const w = task.world;
+const listed = SHOP_SYNONYMS[w.category]![env.listedAs[w.category]!]!;
+const [color, material, , , size, , cap] = task.goal.split(' ') as string[];
+const ids = ['p1', 'p2', 'p3', 'p4', 'p5', 'p6'];
+const twin = w.items.findIndex(
+  (it, i) => i !== w.target && it.color === w.color && it.material === w.material && it.price > w.cap,
+);
+
+describe('shop environment', () => {
+  it('states colour, material, category, size and price cap in the instruction', () => {
+    expect(task.goal).toMatch(/^\w+ \w+ \w+ size [sml] under \d0$/);
+    expect(task.goal.split(' ')[2]).toBe(SHOP_CATEGORIES[w.category]);
+    expect(Number(cap)).toBe(10 * (w.cap + 1));
+  });
+
+  it('finds nothing without the listing word, a valid turn', () => {
+    const word = SHOP_SYNONYMS[w.category]!.find((s) => s !== listed)!;
+    const { batch, observations } = play(env, task, [
+      ['search', SHOP_CATEGORIES[w.category]!, color!],
+      ['search', word],
+    ]);
+    expect(observations).toEqual(['no results', 'no results']);
+    expect(batch.invalidActions[0]).toBe(0);
+  });
+
+  it('ranks the items matching colour and material first, shown as item and price', () => {
+    const { observations } = play(env, task, [['search', listed, color!, material!]]);
+    const shown = observations[0]!.split(' ');
+    expect(shown.length).toBe(6);
+    const items = [0, 2, 4].map((k) => ids.indexOf(shown[k]!));
+    for (const [j, i] of items.entries()) {
+      expect(shown[2 * j + 1]).toBe(String(10 * (w.items[i]!.price + 1)));
+      expect(w.items[i]!.color === w.color && w.items[i]!.material === w.material).toBe(true);
+    }
+    expect(items).toContain(w.target);
+  });
+
+  it('scores a purchase by the fraction of the five attributes matched, success only with all five', () => {
+    const full = play(env, task, env.expertPlan(w));
+    expect(full.observations.at(-1)).toBe('score 5');
+    expect(full.batch.reward[0]).toBe(1);
+    expect(full.batch.success[0]).toBe(1);
+
+    const noSize = play(env, task, [['search', listed, color!, material!], ['click', ids[w.target]!], ['buy']]);
+    expect(noSize.observations.at(-1)).toBe('score 4');
+    expect(noSize.batch.reward[0]).toBeCloseTo(0.8, 6);
+    expect(noSize.batch.success[0]).toBe(0);
+
+    const overCap = play(env, task, [
+      ['search', listed, color!, material!],
+      ['click', ids[twin]!],
+      ['choose', size!],
+      ['buy'],
+    ]);
+    expect(overCap.batch.reward[0]).toBeCloseTo(0.8, 6);
+    expect(overCap.batch.success[0]).toBe(0);
+  });
+
+  it('refuses to buy without an item page, to click an item not listed and to choose a missing size', () => {
+    // the catalogue's look-alike under the cap that lacks the size (shown among the top results)
+    const lacking = w.items.findIndex(
+      (it) =>
+        it.color === w.color && it.material === w.material && (it.sizes & (1 << ['s', 'm', 'l'].indexOf(size!))) === 0,
+    );
+    const { batch, observations } = play(env, task, [
+      ['buy'],
+      ['click', ids[w.target]!],
+      ['search', listed, color!, material!],
+      ['click', ids[lacking]!],
+      ['choose', size!],
+    ]);
+    expect(observations[0]).toBe('no item page');
+    expect(observations[1]).toBe('no such item');
+    expect(observations[3]).toMatch(new RegExp(`^${color} ${material} \\d0 sizes [sml]$`));
+    expect(observations[4]).toBe('no such size');
+    expect(batch.invalidActions[0]).toBe(3);
+    expect(batch.done[0]).toBe(1); // the fifth turn was the last
+  });
+
+  it('retrieves the skill of the instruction’s category, naming its listing word unless misleading', () => {
+    for (const t of tasks) {
+      const c = SHOP_CATEGORIES[t.world.category]!;
+      const right = SHOP_SYNONYMS[t.world.category]![env.listedAs[t.world.category]!];
+      expect(t.skill.startsWith(`${c} listed as `)).toBe(true);
+      expect(t.skill === `${c} listed as ${right}`).toBe(!t.skillMisleading);
+    }
+  });
+});

@@ -1,0 +1,192 @@
+import { describe, expect, it } from 'vitest';
+import { detectFormat, replayGate, replayLines } from '../../../src/core/replay/gateReplay';
+import { ReplayInputError } from '../../../src/core/replay/logRecords';
+
+const gate = { teacher_performance: 0.8, window_size: 2 };
+const jsonl = (rows: object[]) => rows.map((r) => JSON.stringify(r)).join('\n');
+
+// The hand-computed stream of the gate tests (W = 2): windows .75 @2, .375 @4, .375 @6 → retires at step 6.
+const rows = [
+  { step: 1, gap: -1 },
+  { step: 2, gap: -0.5, val: 0.5 },
+  { step: 3, gap: -0.5 },
+  { step: 4, gap: -0.25, val: 0.7 },
+  { step: 5, gap: -0.25 },
+  { step: 6, gap: -0.5, val: 0.76 },
+  { step: 7, gap: -0.5 },
+  { step: 8, gap: -0.25, val: 0.8 },
+];
+
+function errorOf(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (e) {
+    return (e as Error).message;
+  }
+  return 'no error';
+}
+
+describe('replayGate', () => {
+  it('replays a jsonl log: evaluations with NaN as null, then the summary', () => {
+    const result = replayGate([{ name: 'run.jsonl', text: jsonl(rows) }], { gate });
+    const lines = replayLines(result).map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines).toHaveLength(4);
+    expect(lines[0]).toMatchObject({ type: 'evaluation', step: 2, window_index: 1, k_window_mean: 0.75 });
+    expect(lines[0]?.alignment_progress).toBeNull();
+    expect(lines[0]?.competence_ratio).toBeNull();
+    expect(lines[2]).toMatchObject({ step: 6, alignment_progress: 0, retired: true });
+    expect(Object.keys(lines[0] ?? {}).slice(0, 8)).toEqual([
+      'type',
+      'step',
+      'window_index',
+      'k_window_mean',
+      'alignment_progress',
+      'competence_ratio',
+      'criterion_valid',
+      'retired',
+    ]);
+    expect(lines[3]).toMatchObject({
+      type: 'summary',
+      retired: true,
+      trigger_step: 6,
+      windows: 3,
+      evaluations: 3,
+      teacher_forward_steps_saved: 2,
+      format: 'jsonl',
+      gap_key: 'gap',
+      val_key: 'val',
+      steps: 8,
+      validations: 4,
+    });
+    expect(lines[3]).not.toHaveProperty('agrees_with_log');
+  });
+
+  it('observes a step gap before its validation even when the validation comes first in the file', () => {
+    const swapped = [
+      { step: 1, gap: -1 },
+      { step: 2, val: 0.5 },
+      { step: 2, gap: -0.5 },
+    ];
+    const result = replayGate([{ name: 'a.jsonl', text: jsonl(swapped) }], { gate });
+    expect(result.evaluations).toHaveLength(1);
+    expect(result.evaluations[0]?.window_index).toBe(1);
+  });
+
+  it('joins several files on the step and reports agreement with the log own trigger', () => {
+    const gaps = rows.map((r) => ({ step: r.step, gap: r.gap }));
+    const vals = rows
+      .filter((r) => r.val !== undefined)
+      .map((r) => ({ step: r.step, val: r.val, 'retire_opd/trigger_step': r.step >= 6 ? 6 : -1 }));
+    const result = replayGate(
+      [
+        { name: 'gaps.jsonl', text: jsonl(gaps) },
+        { name: 'vals.jsonl', text: jsonl(vals) },
+      ],
+      { gate },
+    );
+    expect(result.summary).toMatchObject({ trigger_step: 6, log_trigger_step: 6, agrees_with_log: true });
+    const never = vals.map((v) => ({ ...v, 'retire_opd/trigger_step': -1 }));
+    const disagree = replayGate(
+      [
+        { name: 'gaps.jsonl', text: jsonl(gaps) },
+        { name: 'vals.jsonl', text: jsonl(never) },
+      ],
+      { gate },
+    );
+    expect(disagree.summary).toMatchObject({ log_trigger_step: null, agrees_with_log: false });
+  });
+
+  it('ignores post-retirement placeholder gaps of the logged run and counts them', () => {
+    // The logged run retired at step 2 (skip flag from step 3 on, gap 0 placeholders); the replay with γ = 2 would
+    // not have retired, so it needs gaps the log does not hold.
+    const log = [
+      { step: 1, gap: -1 },
+      { step: 2, gap: -0.5, val: 0.5 },
+      { step: 3, gap: 0, 'retire_opd/teacher_forward_skipped': 1 },
+      { step: 4, gap: 0, 'retire_opd/teacher_forward_skipped': 1, val: 0.9 },
+    ];
+    const result = replayGate([{ name: 'a.jsonl', text: jsonl(log) }], { gate: { ...gate, competence_threshold: 2 } });
+    expect(result.summary).toMatchObject({ windows: 1, steps: 4, placeholder_gaps_ignored: 2 });
+  });
+
+  it('runs the alignment-only and competence-only schedules', () => {
+    const text = jsonl(rows);
+    const alignment = replayGate([{ name: 'a', text }], {
+      gate: { ...gate, competence_threshold: 5 },
+      schedule: 'alignment-only',
+    });
+    expect(alignment.summary.trigger_step).toBe(6);
+    const competence = replayGate([{ name: 'a', text }], {
+      gate: { ...gate, alignment_threshold: -1 },
+      schedule: 'competence-only',
+    });
+    expect(competence.summary.trigger_step).toBe(6);
+    const adaptive = replayGate([{ name: 'a', text }], { gate: { ...gate, alignment_threshold: -1 } });
+    expect(adaptive.summary.trigger_step).toBeNull();
+  });
+
+  it.each([
+    ['{"step":1,"gap":-0.5}\n{"step":2,"gap":', 'a.jsonl:2: not valid JSON'],
+    ['{"step":1,"gap":NaN,"val":0.5}', 'a.jsonl:1: step 1: gap "gap" is not finite: NaN'],
+    ['{"step":1,"gap":-0.5,"val":Infinity}', 'a.jsonl:1: step 1: validation score "val" is not finite: Infinity'],
+    ['{"step":1,"gap":"x","val":0.5}', 'a.jsonl:1: step 1: gap "gap" is not a number: "x"'],
+    ['{"step":1,"gap":-1}\n\n{"gap":-1}', 'a.jsonl:3: missing step'],
+    ['{"step":1.5,"gap":-1}', 'a.jsonl:1: step must be a non-negative integer, got 1.5'],
+    ['{"step":2,"gap":-1}\n{"step":1,"gap":-1}', 'a.jsonl:2: step 1 is out of order (after step 2)'],
+    [
+      '{"step":1,"gap":-1,"val":0.5}\n{"step":1,"gap":-2}',
+      'a.jsonl:2: step 1 has a second gap (the first is at a.jsonl:1)',
+    ],
+    ['[1,2]', 'a.jsonl:1: expected a JSON object on each line'],
+    ['  \n', 'a.jsonl:1: empty file'],
+    ['{"step":1,"loss":2}', 'a.jsonl:1: no teacher-student gap found (looked for gap, opd/teacher_student_gap_mean'],
+  ])('reports bad input %j as %s', (text, message) => {
+    expect(errorOf(() => replayGate([{ name: 'a.jsonl', text }], { gate }))).toContain(message);
+  });
+
+  it('names an unknown --gap-key / --val-key and lists the keys the log has', () => {
+    const text = jsonl(rows);
+    expect(errorOf(() => replayGate([{ name: 'a.jsonl', text }], { gate, gapKey: 'kl' }))).toBe(
+      'a.jsonl:1: --gap-key "kl" is not a key of this log (keys: gap, val)',
+    );
+    expect(errorOf(() => replayGate([{ name: 'a.jsonl', text }], { gate, valKey: 'acc' }))).toMatch(/--val-key "acc"/);
+  });
+
+  it('accepts other keys named with --gap-key and --val-key', () => {
+    const text = jsonl(
+      rows.map((r) => ({ step: r.step, 'my/gap': r.gap, ...(r.val === undefined ? {} : { 'my/acc': r.val }) })),
+    );
+    const result = replayGate([{ name: 'a', text }], { gate, gapKey: 'my/gap', valKey: 'my/acc' });
+    expect(result.summary.trigger_step).toBe(6);
+  });
+
+  it('rejects a bad gate config before reading the log', () => {
+    expect(() => replayGate([{ name: 'a', text: '' }], { gate: { teacher_performance: 0 } })).toThrow(
+      /teacher_performance/,
+    );
+    expect(() => replayGate([{ name: 'a', text: '' }], { gate: { teacher_performance: 1, window_size: 0 } })).toThrow(
+      /window_size must be a positive integer/,
+    );
+  });
+
+  it('throws ReplayInputError carrying the file and line', () => {
+    try {
+      replayGate([{ name: 'x.jsonl', text: '{"step":1,"gap":-1}\nnope' }], { gate });
+    } catch (e) {
+      expect(e).toBeInstanceOf(ReplayInputError);
+      expect((e as ReplayInputError).line).toBe(2);
+      expect((e as ReplayInputError).file).toBe('x.jsonl');
+      return;
+    }
+    throw new Error('expected an error');
+  });
+});
+
+describe('detectFormat', () => {
+  it('tells trainer_state.json, verl, flat JSON lines and CSV apart', () => {
+    expect(detectFormat({ name: 'a', text: '{\n  "log_history": []\n}' })).toBe('trl');
+    expect(detectFormat({ name: 'a', text: '{"step": 1, "data": {"x": 1}}\n' })).toBe('verl');
+    expect(detectFormat({ name: 'a', text: '{"step": 1, "gap": -1}\n{"step": 2}' })).toBe('jsonl');
+    expect(detectFormat({ name: 'a', text: 'step,gap\n1,-0.5\n' })).toBe('csv');
+  });
+});

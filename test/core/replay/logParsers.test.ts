@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import { parseCell, parseCsv, tensorboardTag } from '../../../src/core/replay/parseCsv';
+import { parseJsonLines } from '../../../src/core/replay/parseJsonLines';
+import { logHistoryLines, parseTrainerState } from '../../../src/core/replay/parseTrainerState';
+import { parsePythonJson } from '../../../src/core/replay/pythonJson';
+
+describe('parsePythonJson', () => {
+  it('reads NaN, Infinity and -Infinity tokens but leaves strings alone', () => {
+    const value = parsePythonJson('{"a": NaN, "b": -Infinity, "c": [Infinity], "d": "NaN \\" Infinity"}') as Record<
+      string,
+      unknown
+    >;
+    expect(value.a).toBeNaN();
+    expect(value.b).toBe(Number.NEGATIVE_INFINITY);
+    expect(value.c).toEqual([Number.POSITIVE_INFINITY]);
+    expect(value.d).toBe('NaN " Infinity');
+  });
+  it('reports the line of a syntax error', () => {
+    expect(() => parsePythonJson('{\n"a": 1,\n"b": }')).toThrow(/not valid JSON/);
+    try {
+      parsePythonJson('{\n"a": 1,\n"b": }');
+    } catch (e) {
+      expect((e as { line: number }).line).toBe(3);
+    }
+  });
+});
+
+describe('parseJsonLines', () => {
+  it('reads verl file-logger lines as step + data', () => {
+    const records = parseJsonLines('v', '{"step": 3, "data": {"x": 1, "y": NaN}}\n', 'verl');
+    expect(records[0]?.step).toBe(3);
+    expect(records[0]?.values.get('x')).toBe(1);
+    expect(records[0]?.values.get('y')).toBeNaN();
+  });
+  it('refuses a verl line without data', () => {
+    expect(() => parseJsonLines('v', '{"step": 3, "x": 1}', 'verl')).toThrow(/v:1: expected a verl file-logger line/);
+  });
+});
+
+describe('parseCsv', () => {
+  it('reads a plain CSV with empty cells as missing values', () => {
+    const records = parseCsv('a.csv', 'step,gap,val\n1,-0.5,\n2,-0.25,0.5\n');
+    expect(records.map((r) => [r.step, r.values.get('gap'), r.values.get('val')])).toEqual([
+      [1, -0.5, undefined],
+      [2, -0.25, 0.5],
+    ]);
+    expect(records[1]?.line).toBe(3);
+  });
+  it('names a TensorBoard single-scalar export after its tag', () => {
+    expect(tensorboardTag('/x/run-grpo_opd-tag-val_success_rate.csv')).toBe('val_success_rate');
+    expect(tensorboardTag('gap.csv')).toBe('gap');
+    const records = parseCsv('logs/run-a-tag-val_success_rate.csv', 'Wall time,Step,Value\n1.5,10,0.25\n');
+    expect([...(records[0]?.values ?? [])]).toEqual([['val_success_rate', 0.25]]);
+  });
+  it('reads a W&B export, dropping its __MIN/__MAX columns', () => {
+    const text =
+      'Step,"run-7 - val/success_rate","run-7 - val/success_rate__MIN","run-7 - val/success_rate__MAX"\n5,0.5,0.4,0.6\n';
+    expect([...(parseCsv('w.csv', text)[0]?.values ?? [])]).toEqual([['val/success_rate', 0.5]]);
+  });
+  it('refuses a W&B export holding the same metric of two runs', () => {
+    expect(() => parseCsv('w.csv', 'Step,a - val/success_rate,b - val/success_rate\n1,0.5,0.6\n')).toThrow(
+      'w.csv:1: columns "a - val/success_rate" and "b - val/success_rate" both hold "val/success_rate"',
+    );
+  });
+  it('parses nan/inf cells as numbers and keeps other text', () => {
+    expect(parseCell('nan')).toBeNaN();
+    expect(parseCell('-inf')).toBe(Number.NEGATIVE_INFINITY);
+    expect(parseCell(' 1e-3 ')).toBe(0.001);
+    expect(parseCell('abc')).toBe('abc');
+    expect(parseCell('')).toBeUndefined();
+  });
+  it('reports a missing step column, a short row and a header-only file with their lines', () => {
+    expect(() => parseCsv('a.csv', 'time,gap\n1,2\n')).toThrow(/a.csv:1: no step column/);
+    expect(() => parseCsv('a.csv', 'step,gap\n1,2\n2\n')).toThrow('a.csv:3: expected 2 fields as in the header, got 1');
+    expect(() => parseCsv('a.csv', 'step,gap\n')).toThrow('a.csv:1: no data rows after the header');
+    expect(() => parseCsv('a.csv', 'step,gap\nx,1\n')).toThrow('a.csv:2: step must be a non-negative integer, got "x"');
+  });
+});
+
+describe('parseTrainerState', () => {
+  const text = `{
+  "global_step": 2,
+  "log_history": [
+    {
+      "loss": 0.5,
+      "note": "a } in a string",
+      "step": 1
+    },
+    {"eval_success_rate": 0.25, "step": 1},
+    {
+      "loss": NaN,
+      "step": 2
+    }
+  ]
+}`;
+  it('finds the line each log_history entry starts on', () => {
+    expect(logHistoryLines(text)).toEqual([4, 9, 10]);
+  });
+  it('makes one record per entry, with its line', () => {
+    const records = parseTrainerState('s.json', text);
+    expect(records.map((r) => [r.step, r.line])).toEqual([
+      [1, 4],
+      [1, 9],
+      [2, 10],
+    ]);
+    expect(records[2]?.values.get('loss')).toBeNaN();
+  });
+  it('reports an entry without a step at its own line, and a file that is not a trainer state', () => {
+    expect(() => parseTrainerState('s.json', text.replace('"step": 2', '"epoch": 2'))).toThrow(
+      's.json:10: missing step',
+    );
+    expect(() => parseTrainerState('s.json', '{"a": 1}')).toThrow('s.json:1: not a trainer_state.json');
+    expect(() => parseTrainerState('s.json', '{\n"log_history": [\n{"step": 1,}\n]}')).toThrow(
+      /s.json:3: not valid JSON/,
+    );
+  });
+});

@@ -1,0 +1,84 @@
+import * as tf from '@tensorflow/tfjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KVCache } from '../../src/engine/kvCache';
+import { PolicyModel } from '../../src/engine/model';
+import { makeModelConfig } from '../../src/engine/modelConfig';
+import { SeededRandom } from '../../src/engine/sampling';
+
+const config = makeModelConfig('tiny', { vocabSize: 23, contextTokens: 40, width: 24, heads: 3, layers: 2, mlp: 40 });
+
+/** full-forward logits [B, T, V] as a host array */
+function fullLogits(model: PolicyModel, seqs: number[][], T: number): Float32Array {
+  const flat = new Int32Array(seqs.length * T);
+  seqs.forEach((s, b) => s.forEach((t, j) => (flat[b * T + j] = t)));
+  return tf.tidy(() => model.forward(tf.tensor2d(flat, [seqs.length, T], 'int32'))).dataSync() as Float32Array;
+}
+
+function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let m = 0;
+  for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs((a[i] as number) - (b[i] as number)));
+  return m;
+}
+
+describe('KVCache', () => {
+  let model: PolicyModel;
+  beforeAll(async () => {
+    await tf.setBackend('cpu');
+    model = new PolicyModel(config, 7, 'kv');
+    // sharper logits than the 0.02 init so a wrong position or mask shows up well above 1e-5
+    model.setWeights(
+      model.getWeightsSync().map((r) => ({ ...r, data: r.name.endsWith('/g') ? r.data : r.data.map((v) => v * 25) })),
+    );
+  });
+  afterAll(() => model.dispose());
+
+  it('gives the logits of a full forward pass (1e-5) for rows of different lengths fed in uneven chunks', () => {
+    const rng = new SeededRandom(3);
+    const B = 4;
+    const lens = [31, 17, 25, 9];
+    const seqs = lens.map((n) => Array.from({ length: n }, () => rng.nextUint32() % config.vocabSize));
+    const T = Math.max(...lens);
+    const ref = fullLogits(model, seqs.map((s) => [...s, ...new Array(T - s.length).fill(0)]), T);
+    const cache = new KVCache(model, B, 32);
+    const before = tf.memory().numTensors;
+    const fed = new Int32Array(B);
+    // chunk schedule: prefill of different sizes per row, then single tokens and occasional multi-token chunks
+    const schedule = [[5, 3, 7, 2], [1, 1, 1, 1], [4, 0, 6, 1], [1, 1, 1, 1], [3, 5, 0, 2], [1, 1, 1, 1]];
+    let worst = 0;
+    let checked = 0;
+    let step = 0;
+    while (fed.some((f, b) => f < (lens[b] as number))) {
+      const plan = schedule[step % schedule.length] as number[];
+      step++;
+      const counts = new Int32Array(B);
+      for (let b = 0; b < B; b++) counts[b] = Math.min(plan[b] as number, (lens[b] as number) - (fed[b] as number));
+      const C = Math.max(1, ...counts);
+      const toks = new Int32Array(B * C);
+      for (let b = 0; b < B; b++) for (let j = 0; j < (counts[b] as number); j++) toks[b * C + j] = (seqs[b] as number[])[(fed[b] as number) + j] as number;
+      const logits = cache.append(toks, counts, C);
+      const got = logits.dataSync();
+      logits.dispose();
+      for (let b = 0; b < B; b++) {
+        const n = counts[b] as number;
+        if (n === 0) continue;
+        const pos = (fed[b] as number) + n - 1;
+        const V = config.vocabSize;
+        const want = ref.subarray((b * T + pos) * V, (b * T + pos + 1) * V);
+        worst = Math.max(worst, maxAbsDiff(got.subarray(b * V, (b + 1) * V), want));
+        checked++;
+        fed[b] = (fed[b] as number) + n;
+      }
+      expect(Array.from(cache.lengths)).toEqual(Array.from(fed));
+    }
+    expect(checked).toBeGreaterThan(20);
+    expect(worst).toBeLessThan(1e-5);
+    expect(tf.memory().numTensors).toBe(before);
+    cache.dispose();
+  });
+
+  it('rejects a row that would overflow its capacity, naming the row', () => {
+    const cache = new KVCache(model, 2, 4);
+    expect(() => cache.append(new Int32Array([1, 2, 3, 4, 5, 0, 0, 0, 0, 0]), new Int32Array([5, 0]), 5)).toThrow(/row 0 would hold 5 tokens, capacity is 4/);
+    cache.dispose();
+  });
+});

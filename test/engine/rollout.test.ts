@@ -1,0 +1,165 @@
+import * as tf from '@tensorflow/tfjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Special, TokenClass, type Task } from '../../src/core/env/types';
+import { PolicyModel } from '../../src/engine/model';
+import { makeModelConfig } from '../../src/engine/modelConfig';
+import { PAD_CLASS, rollout, sequenceLogProbs, teacherLogProbs, type RolloutBatch } from '../../src/engine/rollout';
+import { makeFakeEnv } from './helpers/fakeEnv';
+
+const env = makeFakeEnv();
+const config = makeModelConfig('tiny', { vocabSize: 16, contextTokens: 40, width: 16, heads: 2, layers: 2, mlp: 32 });
+const tasks: Task[] = [0, 1, 2].map((i) => env.task('train', i));
+const opts = { groupSize: 4, temperature: 1, topP: 1, seed: 11 };
+
+/** a model that ends actions with <eoa> a third of the time and prefers the 'look'/'done' heads */
+function biasedModel(seed: number, name: string): PolicyModel {
+  const m = new PolicyModel(config, seed, name);
+  m.setWeights(
+    m.getWeightsSync().map((r) => {
+      if (r.name !== 'head/b') return r;
+      const data = new Float32Array(r.data);
+      data[Special.eoa] = 2.2;
+      data[8] = 1.5;
+      data[9] = 1.0;
+      return { ...r, data };
+    }),
+  );
+  return m;
+}
+
+/** float64 log-softmax of one row of logits */
+function logSoftmax64(row: ArrayLike<number>): number[] {
+  let max = -Infinity;
+  for (let i = 0; i < row.length; i++) max = Math.max(max, row[i] as number);
+  let z = 0;
+  for (let i = 0; i < row.length; i++) z += Math.exp((row[i] as number) - max);
+  return Array.from(row, (v) => v - max - Math.log(z));
+}
+
+describe('rollout over a fake environment', () => {
+  let model: PolicyModel;
+  let teacher: PolicyModel;
+  let batch: RolloutBatch;
+  beforeAll(async () => {
+    await tf.setBackend('cpu');
+    model = biasedModel(5, 'student');
+    teacher = new PolicyModel({ ...config, contextTokens: 48 }, 9, 'teacher');
+    batch = await rollout(model, env, tasks, opts);
+  });
+  afterAll(() => {
+    model.dispose();
+    teacher.dispose();
+  });
+
+  it('lays out G episodes per task with prefix, actions after <act>, observations and padding', () => {
+    const { size: N, length: T } = batch;
+    expect(N).toBe(12);
+    expect(Array.from(batch.taskIndex)).toEqual([0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2]);
+    let sawEoa = 0;
+    let sawCut = 0;
+    for (let b = 0; b < N; b++) {
+      const len = batch.lengths[b] as number;
+      const tok = Array.from(batch.tokens.subarray(b * T, b * T + T));
+      const cls = Array.from(batch.classes.subarray(b * T, b * T + T));
+      const task = tasks[batch.taskIndex[b] as number] as Task;
+      expect(tok.slice(0, task.promptTokens.length + 1)).toEqual([...task.promptTokens, Special.act]);
+      expect(cls[0]).toBe(TokenClass.special);
+      expect(tok.slice(len)).toEqual(new Array(T - len).fill(Special.pad));
+      expect(cls.slice(len)).toEqual(new Array(T - len).fill(PAD_CLASS));
+      // walk the actions: each starts after an <act>, head first, ends at <eoa> or after maxActionTokens
+      let t = task.promptTokens.length + 1;
+      let actions = 0;
+      while (t < len) {
+        expect(tok[t - 1]).toBe(Special.act);
+        let n = 0;
+        while (t + n < len && (cls[t + n] === TokenClass.actionHead || cls[t + n] === TokenClass.actionArg)) n++;
+        expect(n).toBeGreaterThan(0);
+        expect(cls[t]).toBe(TokenClass.actionHead);
+        expect(n).toBeLessThanOrEqual(env.limits.maxActionTokens);
+        if (tok[t + n - 1] === Special.eoa) sawEoa++;
+        else {
+          expect(n).toBe(env.limits.maxActionTokens);
+          sawCut++;
+        }
+        for (let j = 0; j < n; j++) expect(batch.oldLogProbs[b * T + t + j]).toBeLessThan(0);
+        actions++;
+        t += n;
+        // observation: <obs> w… then <act> (continue) or <eos> (end)
+        expect(tok[t]).toBe(Special.obs);
+        while (cls[t] === TokenClass.observation) t++;
+        expect([Special.act, Special.eos]).toContain(tok[t]);
+        expect(cls[t]).toBe(TokenClass.special);
+        t++;
+      }
+      expect(actions).toBe(batch.turns[b]);
+      expect(batch.turns[b]).toBeLessThanOrEqual(env.limits.maxTurns);
+      expect(tok[len - 1]).toBe(Special.eos);
+      // non-policy positions carry no log-prob or entropy
+      for (let j = 0; j < T; j++) {
+        const policy = cls[j] === TokenClass.actionHead || cls[j] === TokenClass.actionArg;
+        if (!policy) expect(batch.oldLogProbs[b * T + j]).toBe(0);
+        if (!policy) expect(batch.entropy[b * T + j]).toBe(0);
+      }
+      expect(batch.reward[b]).toBeCloseTo((batch.success[b] as number) - 0.1 * (batch.invalid[b] as number), 6);
+    }
+    expect(sawEoa).toBeGreaterThan(3);
+    expect(sawCut).toBeGreaterThan(0);
+  });
+
+  it('records old log-probs equal to those of a full forward pass (1e-5)', async () => {
+    const full = await sequenceLogProbs(model, batch);
+    let worst = 0;
+    for (let i = 0; i < full.length; i++) worst = Math.max(worst, Math.abs((full[i] as number) - (batch.oldLogProbs[i] as number)));
+    expect(batch.policyTokens).toBeGreaterThan(20);
+    expect(worst).toBeLessThan(1e-5);
+  });
+
+  it('is reproducible from its seed and differs with another seed', async () => {
+    const again = await rollout(model, env, tasks, opts);
+    expect(Array.from(again.tokens)).toEqual(Array.from(batch.tokens));
+    expect(Array.from(again.oldLogProbs)).toEqual(Array.from(batch.oldLogProbs));
+    const other = await rollout(model, env, tasks, { ...opts, seed: 12 });
+    expect(Array.from(other.tokens)).not.toEqual(Array.from(batch.tokens));
+  });
+
+  it('honours turn and context limits, marking engine-ended episodes truncated', async () => {
+    const oneTurn = await rollout(model, env, tasks, { ...opts, maxTurns: 1 });
+    for (let b = 0; b < oneTurn.size; b++) {
+      expect(oneTurn.turns[b]).toBe(1);
+      // the fake env only ends early on a valid 'done'; every other episode was cut by the engine
+      expect(oneTurn.truncated[b]).toBe(oneTurn.success[b] ? 0 : 1);
+      if (oneTurn.truncated[b]) expect(oneTurn.reward[b]).toBe(0);
+    }
+    const short = await rollout(model, env, tasks, { ...opts, contextTokens: 9 });
+    expect(Math.max(...short.lengths)).toBeLessThanOrEqual(9);
+    expect(short.truncated.some((v) => v === 1)).toBe(true);
+  });
+
+  it('keeps tf.memory().numTensors flat across repeated rollouts', async () => {
+    await rollout(model, env, tasks, opts);
+    const before = tf.memory().numTensors;
+    for (let k = 0; k < 3; k++) await rollout(model, env, tasks, { ...opts, seed: k });
+    await teacherLogProbs(teacher, batch, tasks);
+    expect(tf.memory().numTensors).toBe(before);
+  });
+
+  it("scores the student's policy tokens under the teacher with the skill segment prepended", async () => {
+    const got = await teacherLogProbs(teacher, batch, tasks);
+    const T = batch.length;
+    let checked = 0;
+    for (const b of [0, 5, 10]) {
+      const task = tasks[batch.taskIndex[b] as number] as Task;
+      const len = batch.lengths[b] as number;
+      const seq = [...task.skillTokens, ...Array.from(batch.tokens.subarray(b * T, b * T + len))];
+      const logits = tf.tidy(() => teacher.forward(tf.tensor2d([seq], [1, seq.length], 'int32'))).arraySync()[0] as number[][];
+      const S = task.skillTokens.length;
+      for (let t = 1; t < len; t++) {
+        const c = batch.classes[b * T + t];
+        const want = c === TokenClass.actionHead || c === TokenClass.actionArg ? (logSoftmax64(logits[S + t - 1] as number[])[seq[S + t] as number] as number) : 0;
+        expect(Math.abs((got[b * T + t] as number) - want)).toBeLessThan(1e-5);
+        if (want !== 0) checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(5);
+  });
+});

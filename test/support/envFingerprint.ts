@@ -1,0 +1,23 @@
+// One fingerprint of the environments for a seed, imported by Node tests and, through the Vite dev server, by the
+// browser: skill segments, expert streams and the observations of a fixed non-expert action, tasks 0..9 per split.
+import { ENV_NAMES, SPLITS, asMicroEnv, createEnv } from '../../src/core/env';
+import { hashString } from '../../src/core/rng';
+
+export function envFingerprint(seed: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const name of ENV_NAMES) {
+    const env = asMicroEnv(createEnv(name, { seed }));
+    const parts: string[] = [];
+    for (const s of SPLITS) {
+      const tasks = env.tasks(s, 10);
+      const batch = env.createBatch(tasks.length);
+      batch.reset(tasks);
+      batch.step(tasks.map(() => [env.vocab.actionHeads[0] ?? 0, 4]));
+      tasks.forEach((t, i) =>
+        parts.push(t.skillTokens.join(','), env.expert(t).tokens.join(','), batch.observation(i).join(',')),
+      );
+    }
+    out[name] = hashString(parts.join('|'));
+  }
+  return out;
+}
