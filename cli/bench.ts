@@ -1,4 +1,5 @@
-// `npm run bench -- [--backends cpu,wasm,webgpu] [--steps N] [--rollouts N] [--seed N]`
+// `npm run bench -- [--backends cpu,wasm,webgpu] [--steps N] [--rollouts N] [--warmup N] [--seed N]`
+// (webgpu in Node runs on SwiftShader, a CPU emulation: use e.g. --steps 2 --rollouts 1 --warmup 1 there)
 // Prints one JSON object per available backend for the reference workloads (../shared/anchors):
 //   W1: one training step (vocab 64, context 128, width 64, 2 layers, 4 heads, MLP 256, batch 64, masked weighted
 //       token CE, Adam with an explicit epsilon);
@@ -13,7 +14,15 @@ import { PolicyModel } from '../src/engine/model';
 import { parameterCount, type ModelConfig } from '../src/engine/modelConfig';
 import { SeededRandom } from '../src/engine/sampling';
 
-const REFERENCE: ModelConfig = { vocabSize: 64, contextTokens: 128, width: 64, layers: 2, heads: 4, mlp: 256, tiedHead: false };
+const REFERENCE: ModelConfig = {
+  vocabSize: 64,
+  contextTokens: 128,
+  width: 64,
+  layers: 2,
+  heads: 4,
+  mlp: 256,
+  tiedHead: false,
+};
 const BATCH = 64;
 const PROMPT = 64;
 const NEW_TOKENS = 32;
@@ -24,16 +33,18 @@ interface Args {
   steps: number;
   rollouts: number;
   seed: number;
+  warmup: number;
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { backends: ['cpu', 'wasm', 'webgpu'], steps: 10, rollouts: 3, seed: 0 };
+  const args: Args = { backends: ['cpu', 'wasm', 'webgpu'], steps: 10, rollouts: 3, seed: 0, warmup: 3 };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i] as string;
     const value = argv[i + 1];
     const int = (): number => {
       const n = Number(value);
-      if (value === undefined || !Number.isInteger(n) || n <= 0) throw new Error(`${flag} expects a positive integer, got ${value ?? 'nothing'}`);
+      if (value === undefined || !Number.isInteger(n) || n <= 0)
+        throw new Error(`${flag} expects a positive integer, got ${value ?? 'nothing'}`);
       i++;
       return n;
     };
@@ -44,18 +55,31 @@ function parseArgs(argv: string[]): Args {
     } else if (flag === '--steps') args.steps = int();
     else if (flag === '--rollouts') args.rollouts = int();
     else if (flag === '--seed') args.seed = int();
+    else if (flag === '--warmup') args.warmup = int();
     else if (flag === '--help' || flag === '-h') {
-      console.log('usage: npm run bench -- [--backends cpu,wasm,webgpu] [--steps N] [--rollouts N] [--seed N]');
+      console.log(
+        'usage: npm run bench -- [--backends cpu,wasm,webgpu] [--steps N] [--rollouts N] [--warmup N] [--seed N]',
+      );
       process.exit(0);
-    } else throw new Error(`unknown option '${flag}' (expected --backends, --steps, --rollouts, --seed)`);
+    } else throw new Error(`unknown option '${flag}' (expected --backends, --steps, --rollouts, --warmup, --seed)`);
   }
   return args;
+}
+
+/** progress on stderr, so stdout stays pure JSON */
+function progress(msg: string): void {
+  process.stderr.write(`[bench ${tf.getBackend()}] ${msg}\n`);
 }
 
 function stats(ms: number[]): { medianMs: number; minMs: number; maxMs: number; n: number } {
   const s = [...ms].sort((a, b) => a - b);
   const r = (x: number): number => Math.round(x * 10) / 10;
-  return { medianMs: r(s[Math.floor(s.length / 2)] as number), minMs: r(s[0] as number), maxMs: r(s[s.length - 1] as number), n: s.length };
+  return {
+    medianMs: r(s[Math.floor(s.length / 2)] as number),
+    minMs: r(s[0] as number),
+    maxMs: r(s[s.length - 1] as number),
+    n: s.length,
+  };
 }
 
 function topKernels(k: KernelCounts, n = 8): Record<string, number> {
@@ -89,7 +113,7 @@ async function benchTrainStep(args: Args): Promise<Record<string, unknown>> {
     return v;
   };
   try {
-    for (let k = 0; k < 3; k++) await step();
+    for (let k = 0; k < args.warmup; k++) await step();
     const tensorsBefore = tf.memory().numTensors;
     const { result: loss, kernels } = await countKernels(step);
     const times: number[] = [];
@@ -98,6 +122,7 @@ async function benchTrainStep(args: Args): Promise<Record<string, unknown>> {
       const t0 = performance.now();
       last = await step();
       times.push(performance.now() - t0);
+      progress(`W1 step ${k + 1}/${args.steps}: ${(times[times.length - 1] as number).toFixed(0)} ms`);
     }
     const s = stats(times);
     return {
@@ -121,7 +146,14 @@ async function benchRollout(args: Args): Promise<Record<string, unknown>> {
   const model = new PolicyModel(REFERENCE, args.seed, 'bench_w2');
   const rng = new SeededRandom(args.seed + 2);
   const prompts = new Int32Array(BATCH * PROMPT).map(() => rng.nextUint32() % REFERENCE.vocabSize);
-  const run = (useCache: boolean) => generate(model, prompts, BATCH, PROMPT, { newTokens: NEW_TOKENS, temperature: 1, topP: 1, seed: args.seed, useCache });
+  const run = (useCache: boolean) =>
+    generate(model, prompts, BATCH, PROMPT, {
+      newTokens: NEW_TOKENS,
+      temperature: 1,
+      topP: 1,
+      seed: args.seed,
+      useCache,
+    });
   try {
     const out: Record<string, unknown> = {};
     for (const useCache of [true, false]) {
@@ -129,11 +161,14 @@ async function benchRollout(args: Args): Promise<Record<string, unknown>> {
       const tensorsBefore = tf.memory().numTensors;
       const { kernels } = await countKernels(() => run(useCache));
       const times: number[] = [];
-      const reps = useCache ? Math.max(args.rollouts, 5) : args.rollouts;
+      const reps = args.rollouts;
       for (let k = 0; k < reps; k++) {
         const t0 = performance.now();
         await run(useCache);
         times.push(performance.now() - t0);
+        progress(
+          `W2 ${useCache ? 'cached' : 'uncached'} ${k + 1}/${reps}: ${(times[times.length - 1] as number).toFixed(0)} ms`,
+        );
       }
       out[useCache ? 'cached' : 'uncached'] = {
         ...stats(times),
@@ -166,7 +201,14 @@ async function main(): Promise<void> {
     const w2 = await benchRollout(args);
     console.log(
       JSON.stringify(
-        { backend, available: true, workload: { batch: BATCH, model: REFERENCE, prompt: PROMPT, newTokens: NEW_TOKENS }, w1_train_step: w1, w2_rollout: w2, pytorchReferenceMs: PYTORCH_MS },
+        {
+          backend,
+          available: true,
+          workload: { batch: BATCH, model: REFERENCE, prompt: PROMPT, newTokens: NEW_TOKENS },
+          w1_train_step: w1,
+          w2_rollout: w2,
+          pytorchReferenceMs: PYTORCH_MS,
+        },
         null,
         2,
       ),

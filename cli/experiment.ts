@@ -6,7 +6,16 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { applyOverrides, BACKEND_CHOICES, ConfigError, configKeys } from '../src/core/experiment/config';
-import { availablePresets, oneLine, prepareResume, readPreset, ROOT, runExperiment, UserError } from './experimentRunner';
+import {
+  availablePresets,
+  exportTeacher,
+  oneLine,
+  prepareResume,
+  readPreset,
+  ROOT,
+  runExperiment,
+  UserError,
+} from './experimentRunner';
 import { RunFolder, RunFolderError } from './runFolder';
 import { reexecIfWrapped } from './signalSafeProcess';
 
@@ -23,6 +32,7 @@ writing config.json, metrics.jsonl, summary.json, report.md and checkpoints/ int
   --resume DIR           continue the run in DIR from its latest checkpoint (same config)
   --no-progress          no progress bar
   --list-keys            print every config key
+  --export-teacher DIR   after the run, write its frozen teacher to DIR (for teacher.checkpoint)
 
 Ctrl-C writes a checkpoint and exits; continue with --resume DIR.`;
 
@@ -42,6 +52,7 @@ async function main(argv: string[]): Promise<number> {
         resume: { type: 'string' },
         'no-progress': { type: 'boolean' },
         'list-keys': { type: 'boolean' },
+        'export-teacher': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -63,14 +74,19 @@ async function main(argv: string[]): Promise<number> {
     let resume = null;
     if (values.resume !== undefined) {
       if (values.preset || values.set || values.seed || values.backend || values.out) {
-        throw new UserError('--resume continues a run with its own config.json: do not combine it with --preset, --set, --seed, --backend or --out');
+        throw new UserError(
+          '--resume continues a run with its own config.json: do not combine it with --preset, --set, --seed, --backend or --out',
+        );
       }
       ({ folder, config, resume } = await prepareResume(values.resume));
       process.stderr.write(`resuming ${values.resume} from ${resume.state.stage} step ${resume.state.step}\n`);
     } else {
       if (!values.preset) throw new UserError(`--preset is required (available: ${availablePresets().join(', ')})`);
       const preset = readPreset(values.preset);
-      if (preset.sweep) process.stderr.write(`note: preset ${preset.name} is a sweep; running its base config once (npm run sweep -- --preset ${preset.name} runs all)\n`);
+      if (preset.sweep)
+        process.stderr.write(
+          `note: preset ${preset.name} is a sweep; running its base config once (npm run sweep -- --preset ${preset.name} runs all)\n`,
+        );
       const sets = [...(values.set ?? [])];
       if (values.seed !== undefined) sets.push(`seed=${values.seed}`);
       if (values.backend !== undefined) sets.push(`runtime.backend=${values.backend}`);
@@ -86,8 +102,15 @@ async function main(argv: string[]): Promise<number> {
       return 130;
     }
     if (summary.status === 'failed') {
-      process.stderr.write(`run failed: ${summary.error}\nthe last good checkpoint is in ${join(folder.dir, 'checkpoints')}\n`);
+      process.stderr.write(
+        `run failed: ${summary.error}\nthe last good checkpoint is in ${join(folder.dir, 'checkpoints')}\n`,
+      );
       return 1;
+    }
+    if (values['export-teacher']) {
+      const shown = argv.filter((a, i) => a !== '--out' && argv[i - 1] !== '--out' && a !== '--no-progress');
+      await exportTeacher(folder, values['export-teacher'], `npm run experiment -- ${shown.join(' ')}`);
+      process.stdout.write(`teacher exported to ${values['export-teacher']}\n`);
     }
     return 0;
   } catch (e) {

@@ -1,7 +1,7 @@
 // Shared by cli/experiment.ts and cli/sweep.ts: presets from public/presets, the shipped teacher, one run of the
 // trainer into a run folder with a progress bar, Ctrl-C handling, and resume. Node only.
 import cliProgress from 'cli-progress';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, type ExperimentConfig } from '../src/core/experiment/config';
@@ -9,7 +9,12 @@ import { createEnvFor } from '../src/core/experiment/envFactory';
 import { loadPreset, PRESET_NAMES, type Preset } from '../src/core/experiment/preset';
 import type { RunSummary } from '../src/core/experiment/summary';
 import { initBackend, type BackendName } from '../src/engine/backend';
-import { decodeCheckpoint, type CheckpointContent, type CheckpointFiles } from '../src/engine/trainer/checkpoint';
+import {
+  decodeCheckpoint,
+  encodeCheckpoint,
+  type CheckpointContent,
+  type CheckpointFiles,
+} from '../src/engine/trainer/checkpoint';
 import { createEnginePort } from '../src/engine/trainer/engineAdapter';
 import { STAGE_NAMES, type TrainerEvent } from '../src/engine/trainer/events';
 import { fromHostRecords, modelConfigFor, Trainer } from '../src/engine/trainer/trainer';
@@ -61,7 +66,9 @@ export async function loadShippedTeacher(cfg: ExperimentConfig): Promise<WeightR
   if (!rel) return null;
   const dir = isAbsolute(rel) ? rel : join(ROOT, 'public', rel);
   if (!existsSync(join(dir, 'model.json'))) {
-    throw new UserError(`teacher.checkpoint: no checkpoint at ${dir} (expected model.json, weights.bin, state.json); regenerate it with the command in public/teachers/README.md`);
+    throw new UserError(
+      `teacher.checkpoint: no checkpoint at ${dir} (expected model.json, weights.bin, state.json); regenerate it with the command in public/teachers/README.md`,
+    );
   }
   const content = decodeCheckpoint(await readFolder(dir), (raw) => raw);
   const weights = content.models.teacher;
@@ -69,8 +76,11 @@ export async function loadShippedTeacher(cfg: ExperimentConfig): Promise<WeightR
   const topo = content.topology as { policy?: Record<string, unknown> } | null;
   const want = modelConfigFor(cfg, createEnvFor(cfg));
   const have = topo?.policy ?? {};
-  const diff = Object.entries(want).filter(([k, v]) => have[k] !== v).map(([k, v]) => `${k} ${String(have[k])} ≠ ${String(v)}`);
-  if (diff.length) throw new UserError(`teacher.checkpoint ${rel} was trained for another model/env: ${diff.join(', ')}`);
+  const diff = Object.entries(want)
+    .filter(([k, v]) => have[k] !== v)
+    .map(([k, v]) => `${k} ${String(have[k])} ≠ ${String(v)}`);
+  if (diff.length)
+    throw new UserError(`teacher.checkpoint ${rel} was trained for another model/env: ${diff.join(', ')}`);
   return fromHostRecords(weights);
 }
 
@@ -84,7 +94,9 @@ export interface RunOptions {
 }
 
 /** Latest checkpoint of a run folder, validated against its config; also trims logs written after it. */
-export async function prepareResume(dir: string): Promise<{ folder: RunFolder; config: ExperimentConfig; resume: CheckpointContent<TrainerState> }> {
+export async function prepareResume(
+  dir: string,
+): Promise<{ folder: RunFolder; config: ExperimentConfig; resume: CheckpointContent<TrainerState> }> {
   const { folder, config } = RunFolder.open(dir);
   const name = await folder.checkpoints.latest();
   if (!name) throw new UserError(`${dir}: no checkpoint to resume from (checkpoints/LATEST is missing)`);
@@ -138,7 +150,8 @@ export async function runExperiment(opts: RunOptions): Promise<RunSummary> {
       const s = m['rollout/success_rate'];
       if (s !== undefined) payload.success = `${(100 * s).toFixed(0)}%`;
       if (m['retire_opd/opd_coef'] !== undefined) payload.lambda = String(+m['retire_opd/opd_coef'].toFixed(4));
-      if (m['retire_opd/retired'] !== undefined) payload.retired = m['retire_opd/retired'] ? `yes (step ${m['retire_opd/trigger_step']})` : 'no';
+      if (m['retire_opd/retired'] !== undefined)
+        payload.retired = m['retire_opd/retired'] ? `yes (step ${m['retire_opd/trigger_step']})` : 'no';
       bar.update(e.step, payload);
     } else if (e.type === 'warning') {
       bar.stop();
@@ -146,10 +159,20 @@ export async function runExperiment(opts: RunOptions): Promise<RunSummary> {
       process.stderr.write(`warning: ${e.message}\n`);
     }
   };
-  const trainer = new Trainer({ config: cfg, env, engine: createEnginePort(env), storage: opts.folder.checkpoints, onEvent, resume: opts.resume, shippedTeacher });
+  const trainer = new Trainer({
+    config: cfg,
+    env,
+    engine: createEnginePort(env),
+    storage: opts.folder.checkpoints,
+    onEvent,
+    resume: opts.resume,
+    shippedTeacher,
+  });
   const removeHandler = onInterrupt(
     () => {
-      process.stderr.write('\ninterrupt: finishing the current step, writing a checkpoint (Ctrl-C again to quit at once)\n');
+      process.stderr.write(
+        '\ninterrupt: finishing the current step, writing a checkpoint (Ctrl-C again to quit at once)\n',
+      );
       trainer.requestStop();
     },
     () => process.exit(130),
@@ -172,4 +195,34 @@ export function oneLine(s: RunSummary): string {
     `trigger step ${s.gate.triggerStep ?? '–'}, teacher forwards skipped ${s.gate.teacherForwardSkipped}, ` +
     `ms/step before/after retirement ${s.stepMs.beforeRetirement?.toFixed(0) ?? '–'}/${s.stepMs.afterRetirement?.toFixed(0) ?? '–'}, ${s.wallSeconds.toFixed(1)} s`
   );
+}
+
+/**
+ * Export the frozen teacher of a finished run (its checkpoint at the start of the student stage) as a standalone
+ * checkpoint folder that teacher.checkpoint can name: model.json + weights.bin (teacher only) + state.json.
+ */
+export async function exportTeacher(folder: RunFolder, out: string, command: string): Promise<void> {
+  const files = await folder.checkpoints.read('student-000000');
+  if (!files)
+    throw new UserError(
+      `${folder.dir}: no checkpoint student-000000 (the frozen teacher); did the teacher stage finish?`,
+    );
+  const content = decodeCheckpoint(files, (raw) => parseTrainerState(raw));
+  const teacher = content.models.teacher;
+  if (!teacher) throw new UserError(`${folder.dir}: checkpoint student-000000 holds no teacher`);
+  const cfg = content.state.config;
+  const exported = await encodeCheckpoint({
+    models: { teacher },
+    optimizer: {},
+    state: {
+      teacherPerformance: content.state.teacherPerformance,
+      env: cfg.env,
+      model: cfg.model,
+      seed: cfg.seed,
+      regenerate: command,
+    },
+    topology: content.topology,
+  });
+  mkdirSync(out, { recursive: true });
+  for (const [name, bytes] of exported) writeFileSync(join(out, name), bytes);
 }

@@ -38,7 +38,9 @@ export class RunFolder {
   /** A fresh run folder; refuses a folder that already holds a run (use --resume or another --out). */
   static create(dir: string, config: ExperimentConfig): RunFolder {
     if (existsSync(join(dir, 'config.json'))) {
-      throw new RunFolderError(`${dir} already holds a run (config.json exists): pass --resume ${dir} to continue it, or choose another --out`);
+      throw new RunFolderError(
+        `${dir} already holds a run (config.json exists): pass --resume ${dir} to continue it, or choose another --out`,
+      );
     }
     mkdirSync(dir, { recursive: true });
     const f = new RunFolder(dir);
@@ -77,7 +79,9 @@ export class RunFolder {
     const keep = (file: string, maxStep: number): void => {
       const path = join(this.dir, file);
       if (!existsSync(path)) return;
-      const lines = readFileSync(path, 'utf8').split('\n').filter((l) => l.trim() !== '');
+      const lines = readFileSync(path, 'utf8')
+        .split('\n')
+        .filter((l) => l.trim() !== '');
       const kept = lines.filter((l) => {
         try {
           return (JSON.parse(l) as { step?: number }).step! <= maxStep;

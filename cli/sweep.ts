@@ -72,7 +72,8 @@ async function main(argv: string[]): Promise<number> {
     if (values.seeds !== undefined) {
       seeds = values.seeds.split(',').map((s) => {
         const n = Number(s.trim());
-        if (!Number.isInteger(n) || n < 0) throw new UserError(`--seeds: expected comma-separated integers ≥ 0, got "${values.seeds}"`);
+        if (!Number.isInteger(n) || n < 0)
+          throw new UserError(`--seeds: expected comma-separated integers ≥ 0, got "${values.seeds}"`);
         return n;
       });
     }
@@ -82,7 +83,10 @@ async function main(argv: string[]): Promise<number> {
       for (const v of values.vary) {
         const eq = v.indexOf('=');
         if (eq <= 0) throw new UserError(`--vary "${v}": expected key=v1,v2,… e.g. student.schedule=adaptive,never`);
-        axes[v.slice(0, eq)] = v.slice(eq + 1).split(',').map(parseValue);
+        axes[v.slice(0, eq)] = v
+          .slice(eq + 1)
+          .split(',')
+          .map(parseValue);
       }
     }
     const spec = parseSweepSpec({ seeds, axes }, base, 'sweep');
@@ -94,7 +98,13 @@ async function main(argv: string[]): Promise<number> {
     let ok = true;
     for (const [i, run] of runs.entries()) {
       const folder = RunFolder.create(join(out, slug(run.label)), run.config);
-      const summary = await runExperiment({ folder, config: run.config, resume: null, progress: !values['no-progress'], label: `[${i + 1}/${runs.length}] ${run.label}` });
+      const summary = await runExperiment({
+        folder,
+        config: run.config,
+        resume: null,
+        progress: !values['no-progress'],
+        label: `[${i + 1}/${runs.length}] ${run.label}`,
+      });
       process.stderr.write(`[${i + 1}/${runs.length}] ${run.label}: ${oneLine(summary)}\n`);
       done.push({ point: run.point, summary, label: run.label });
       if (summary.status !== 'completed') {
@@ -105,7 +115,14 @@ async function main(argv: string[]): Promise<number> {
     const rows = compareRuns(done);
     const table = formatComparisonTable(rows);
     writeFileSync(join(out, 'comparison.md'), `# Sweep ${preset.name}\n\n${preset.description}\n\n${table}\n`);
-    writeFileSync(join(out, 'comparison.json'), JSON.stringify({ preset: preset.name, seeds, axes, rows, runs: done.map((d) => ({ label: d.label, summary: d.summary })) }, null, 1));
+    writeFileSync(
+      join(out, 'comparison.json'),
+      JSON.stringify(
+        { preset: preset.name, seeds, axes, rows, runs: done.map((d) => ({ label: d.label, summary: d.summary })) },
+        null,
+        1,
+      ),
+    );
     process.stdout.write(`${table}\n\nsweep folder: ${out}\n`);
     return ok ? 0 : 1;
   } catch (e) {

@@ -1,6 +1,7 @@
 // Backend selection for the engine, in Node and in a browser worker alike. Node-only modules are imported
 // dynamically behind an environment check so this file also bundles for the browser.
 import * as tf from '@tensorflow/tfjs';
+import { installWasmKernelFixes } from './wasmKernels';
 
 export type BackendName = 'cpu' | 'wasm' | 'webgl' | 'webgpu';
 export const BACKEND_NAMES: readonly BackendName[] = ['cpu', 'wasm', 'webgl', 'webgpu'];
@@ -89,6 +90,7 @@ async function registerWasm(options: InitBackendOptions): Promise<void> {
     }
     if (path !== undefined) wasm.setWasmPaths(path.endsWith('/') || path.endsWith('.wasm') ? path : path + '/');
     if (options.wasmThreads !== undefined) wasm.setThreadsCount(options.wasmThreads);
+    installWasmKernelFixes();
     wasmRegistered = true;
   }
 }

@@ -3,7 +3,13 @@
 import * as tf from '@tensorflow/tfjs';
 import { KVCache } from './kvCache';
 import type { PolicyModel } from './model';
-import { makeSamplingScratch, sampleToken, SeededRandom, validateSamplingOptions, type SamplingOptions } from './sampling';
+import {
+  makeSamplingScratch,
+  sampleToken,
+  SeededRandom,
+  validateSamplingOptions,
+  type SamplingOptions,
+} from './sampling';
 
 export interface GenerateOptions extends SamplingOptions {
   /** tokens to sample per row */
@@ -28,8 +34,10 @@ export async function generate(
   const V = model.config.vocabSize;
   const P = promptLength;
   const total = P + options.newTokens;
-  if (prompts.length !== batch * P) throw new Error(`generate: prompts has ${prompts.length} entries, expected ${batch}·${P}`);
-  if (total > model.config.contextTokens) throw new Error(`generate: ${total} tokens exceed contextTokens ${model.config.contextTokens}`);
+  if (prompts.length !== batch * P)
+    throw new Error(`generate: prompts has ${prompts.length} entries, expected ${batch}·${P}`);
+  if (total > model.config.contextTokens)
+    throw new Error(`generate: ${total} tokens exceed contextTokens ${model.config.contextTokens}`);
   const tokens = new Int32Array(batch * total);
   for (let b = 0; b < batch; b++) tokens.set(prompts.subarray(b * P, (b + 1) * P), b * total);
   const logProbs = new Float32Array(batch * options.newTokens);

@@ -22,9 +22,12 @@ export class KVCache {
 
   constructor(model: PolicyModel, batch: number, capacity = model.config.contextTokens) {
     const c = model.config;
-    if (!Number.isInteger(batch) || batch <= 0) throw new Error(`KVCache: batch must be a positive integer, got ${batch}`);
+    if (!Number.isInteger(batch) || batch <= 0)
+      throw new Error(`KVCache: batch must be a positive integer, got ${batch}`);
     if (!Number.isInteger(capacity) || capacity <= 0 || capacity > c.contextTokens) {
-      throw new Error(`KVCache: capacity must be an integer in [1, ${c.contextTokens}] (the model's contextTokens), got ${capacity}`);
+      throw new Error(
+        `KVCache: capacity must be an integer in [1, ${c.contextTokens}] (the model's contextTokens), got ${capacity}`,
+      );
     }
     this.model = model;
     this.batch = batch;
@@ -64,13 +67,18 @@ export class KVCache {
     const C = chunk;
     const cap = this.capacity;
     if (!Number.isInteger(C) || C <= 0) throw new Error(`KVCache.append: chunk must be a positive integer, got ${C}`);
-    if (tokens.length !== B * C) throw new Error(`KVCache.append: tokens has ${tokens.length} entries, expected batch·chunk = ${B * C}`);
-    if (counts.length !== B) throw new Error(`KVCache.append: counts has ${counts.length} entries, expected batch = ${B}`);
+    if (tokens.length !== B * C)
+      throw new Error(`KVCache.append: tokens has ${tokens.length} entries, expected batch·chunk = ${B * C}`);
+    if (counts.length !== B)
+      throw new Error(`KVCache.append: counts has ${counts.length} entries, expected batch = ${B}`);
 
-    // host-built index tensors: positions [B·C], write matrix [B, 1, cap, C] (1 where slot ← chunk token), additive mask [B, 1, C, cap], last-token selector [B, 1, C]
+    // host-built index tensors: positions [B·C], write matrix (1 where slot ← chunk token), additive mask [B, 1, C, cap], last-token selector [B, 1, C]
     const pos = new Int32Array(B * C);
     const toks = new Int32Array(B * C);
-    const write = new Float32Array(B * cap * C);
+    const H = m.config.heads;
+    // write matrix: [B, 1, cap, 1] for one token per row, else repeated per head on the host as [B, H, cap, C]
+    // (tfjs matMul's batch broadcasting pairs [B, 1]·[B, H] wrongly, and Tile is slow on wasm)
+    const write = new Float32Array(C === 1 ? B * cap : B * H * cap * C);
     const mask = new Float32Array(B * C * cap).fill(MASKED);
     const select = new Float32Array(B * C);
     for (let b = 0; b < B; b++) {
@@ -84,9 +92,11 @@ export class KVCache {
         const p = live ? len + j : Math.max(0, len - 1);
         pos[i] = p;
         const t = live ? (tokens[i] as number) : 0;
-        if (live && !(t >= 0 && t < vocabSize)) throw new Error(`KVCache.append: token ${t} at row ${b} is outside [0, ${vocabSize})`);
+        if (live && !(t >= 0 && t < vocabSize))
+          throw new Error(`KVCache.append: token ${t} at row ${b} is outside [0, ${vocabSize})`);
         toks[i] = t;
-        if (live) write[(b * cap + p) * C + j] = 1;
+        if (live && C === 1) write[b * cap + p] = 1;
+        else if (live) for (let h = 0; h < H; h++) write[((b * H + h) * cap + p) * C + j] = 1;
         // query j of row b sees slots 0..p (padding queries see what the row holds; their outputs are unused)
         const visible = live ? p : Math.max(0, len + n - 1);
         mask.fill(0, i * cap, i * cap + visible + 1);
@@ -95,25 +105,36 @@ export class KVCache {
     }
 
     const result = tf.tidy(() => {
-      const x0 = tf.add(tf.gather(m.tokEmb, tf.tensor1d(toks, 'int32')), tf.gather(m.posEmb, tf.tensor1d(pos, 'int32')));
+      const x0 = tf.add(
+        tf.gather(m.tokEmb, tf.tensor1d(toks, 'int32')),
+        tf.gather(m.posEmb, tf.tensor1d(pos, 'int32')),
+      );
       let x = x0 as tf.Tensor2D; // [B·C, D]
-      // tiled over heads on the device: tfjs matMul's batch broadcasting pairs [B, 1] with [B, H] wrongly
-      const writeT = tf.tile(tf.tensor4d(write, [B, 1, cap, C]), [1, m.config.heads, 1, 1]); // [B, H, cap, C]
+      // one new token per row: K' = K + w ⊙ k with w [B, 1, cap, 1] broadcast over heads (elementwise broadcasting
+      // is right); several: K' = K + W·k with W [B, H, cap, C]
+      const writeT = tf.tensor4d(write, C === 1 ? [B, 1, cap, 1] : [B, H, cap, C]);
+      const written = (kv: tf.Tensor4D): tf.Tensor4D =>
+        (C === 1 ? tf.mul(writeT, kv) : matMul(writeT, kv)) as tf.Tensor4D;
       const maskT = tf.tensor4d(mask, [B, 1, C, cap]);
       const newKeys: tf.Tensor4D[] = [];
       const newValues: tf.Tensor4D[] = [];
       m.blocks.forEach((blk, l) => {
         const [q, k, v] = m.qkv(x, blk, B, C); // [B, H, C, dh]
-        const K = tf.add(this.keys[l] as tf.Tensor4D, matMul(writeT, k)) as tf.Tensor4D; // [B, H, cap, dh]
-        const V = tf.add(this.values[l] as tf.Tensor4D, matMul(writeT, v)) as tf.Tensor4D;
+        const K = tf.add(this.keys[l] as tf.Tensor4D, written(k)) as tf.Tensor4D; // [B, H, cap, dh]
+        const V = tf.add(this.values[l] as tf.Tensor4D, written(v)) as tf.Tensor4D;
         newKeys.push(K);
         newValues.push(V);
         const att = tf.softmax(tf.add(matMul(q, K, false, true), maskT)); // [B, H, C, cap]
-        x = m.mlp(m.attnOut(x, matMul(att, V), blk, B, C), blk);
+        x = m.mlp(m.attnOut(x, matMul(att, V) as tf.Tensor4D, blk, B, C), blk);
       });
       // hidden state of each row's last new token: [B, 1, C] @ [B, C, D] → [B, D]
       const last =
-        C === 1 ? x : (tf.reshape(matMul(tf.tensor3d(select, [B, 1, C]), tf.reshape(x, [B, C, width])), [B, width]) as tf.Tensor2D);
+        C === 1
+          ? x
+          : (tf.reshape(matMul(tf.tensor3d(select, [B, 1, C]), tf.reshape(x, [B, C, width])), [
+              B,
+              width,
+            ]) as tf.Tensor2D);
       return { logits: m.head(last), newKeys, newValues };
     });
     this.release();

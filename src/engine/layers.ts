@@ -37,9 +37,14 @@ function plainMatMul(a: tf.Tensor, b: tf.Tensor): tf.Tensor {
   const n = batchShape.reduce((x, y) => x * y, 1);
   if (n === 1) return tf.reshape(tf.matMul(tf.reshape(a, [M, K]), tf.reshape(b, [K, N])), [...batchShape, M, N]);
   if (M * K * N < UNSTACK_MIN_WORK) return tf.matMul(a, b);
-  const as = tf.unstack(tf.reshape(a, [n, M, K]));
-  const bs = tf.unstack(tf.reshape(b, [n, K, N]));
-  return tf.reshape(tf.stack(as.map((x, i) => tf.matMul(x as tf.Tensor2D, bs[i] as tf.Tensor2D))), [...batchShape, M, N]);
+  // XNNPACK packs the right operand per call: when it is the larger one, compute (bᵀ·aᵀ)ᵀ instead
+  const flip = N > M;
+  const a3 = tf.reshape(a, [n, M, K]);
+  const b3 = tf.reshape(b, [n, K, N]);
+  const as = tf.unstack(flip ? tf.transpose(b3, [0, 2, 1]) : a3);
+  const bs = tf.unstack(flip ? tf.transpose(a3, [0, 2, 1]) : b3);
+  const prod = tf.stack(as.map((x, i) => tf.matMul(x as tf.Tensor2D, bs[i] as tf.Tensor2D)));
+  return tf.reshape(flip ? tf.transpose(prod, [0, 2, 1]) : prod, [...batchShape, M, N]);
 }
 
 /** differentiable plainMatMul whose backward pass also uses only plain products and explicit transposes */
@@ -60,6 +65,13 @@ const plainMatMulGrad = tf.customGrad(((a: tf.Tensor, b: tf.Tensor, save: tf.Gra
  */
 export function matMul<T extends tf.Tensor>(a: T, b: tf.Tensor, transposeA = false, transposeB = false): T {
   if (!isWasm()) return tf.matMul(a, b, transposeA, transposeB) as T;
+  if (a.rank > 2) {
+    // small per-slice products (e.g. one decode step) stay in one batched kernel that transposes natively
+    const M = a.shape[transposeA ? a.rank - 1 : a.rank - 2] as number;
+    const K = a.shape[transposeA ? a.rank - 2 : a.rank - 1] as number;
+    const N = b.shape[transposeB ? b.rank - 2 : b.rank - 1] as number;
+    if (M * K * N < UNSTACK_MIN_WORK) return tf.matMul(a, b, transposeA, transposeB) as T;
+  }
   return plainMatMulGrad(transposeA ? swapLast2(a) : a, transposeB ? swapLast2(b) : b) as T;
 }
 
@@ -76,10 +88,17 @@ const linearWasm = tf.customGrad(((x: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor1
     gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
       const [sx, sw] = saved as [tf.Tensor2D, tf.Tensor2D];
       const dy2 = dy as tf.Tensor2D;
-      return [tf.matMul(dy2, tf.transpose(sw)), tf.matMul(tf.transpose(sx), dy2), tf.sum(dy2, 0)];
+      const [nIn, nOut] = sw.shape;
+      // dW = xᵀ·dy, or (dyᵀ·x)ᵀ when that packs the smaller operand ([rows, in] rather than [rows, out])
+      const dw = nOut > nIn ? tf.transpose(tf.matMul(tf.transpose(dy2), sx)) : tf.matMul(tf.transpose(sx), dy2);
+      return [tf.matMul(dy2, tf.transpose(sw)), dw, tf.sum(dy2, 0)];
     },
   };
-}) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (x: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor1D) => tf.Tensor2D;
+}) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (
+  x: tf.Tensor2D,
+  w: tf.Tensor2D,
+  b: tf.Tensor1D,
+) => tf.Tensor2D;
 
 /**
  * Embedding lookup as a one-hot product (gather has no gradient on wasm; the one-hot product was also faster than
@@ -88,14 +107,17 @@ const linearWasm = tf.customGrad(((x: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor1
  */
 export function embed(ids: tf.Tensor1D, table: tf.Tensor2D): tf.Tensor2D {
   const V = table.shape[0];
-  const oneHot = tf.oneHot(ids, V, 1, 0, 'float32') as tf.Tensor2D; // [n, V]
+  // int32 one-hot then a cast: tfjs-wasm 4.22's OneHot ignores dtype 'float32' and writes int32 bits into it
+  const oneHot = tf.cast(tf.oneHot(ids, V), 'float32') as tf.Tensor2D; // [n, V]
   const op = tf.customGrad(((t: tf.Tensor2D, save: tf.GradSaveFunc) => {
     save([oneHot]);
     return {
       value: tf.matMul(oneHot, t),
       gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
         const oh = saved[0] as tf.Tensor2D;
-        return [isWasm() ? tf.matMul(tf.transpose(oh), dy as tf.Tensor2D) : tf.matMul(oh, dy as tf.Tensor2D, true, false)];
+        return [
+          isWasm() ? tf.matMul(tf.transpose(oh), dy as tf.Tensor2D) : tf.matMul(oh, dy as tf.Tensor2D, true, false),
+        ];
       },
     };
   }) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (t: tf.Tensor2D) => tf.Tensor2D;
@@ -150,8 +172,4 @@ export const gelu = tf.customGrad(((x: tf.Tensor, save: tf.GradSaveFunc) => {
       return [tf.mul(dy, tf.add(scdf, tf.mul(sx, pdf)))];
     },
   };
-}) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as <
-  T extends tf.Tensor,
->(
-  x: T,
-) => T;
+}) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as <T extends tf.Tensor>(x: T) => T;

@@ -154,7 +154,8 @@ export class PolicyModel {
     this.assertLive();
     const [B, T] = tokens.shape;
     const c = this.config;
-    if (T > c.contextTokens) throw new Error(`${this.name}.forward: sequence length ${T} exceeds contextTokens ${c.contextTokens}`);
+    if (T > c.contextTokens)
+      throw new Error(`${this.name}.forward: sequence length ${T} exceeds contextTokens ${c.contextTokens}`);
     return tf.tidy(() => {
       const tok = tf.reshape(embed(tf.reshape(tokens, [B * T]) as tf.Tensor1D, this.tokEmb), [B, T, c.width]);
       const pos = tf.slice(this.posEmb, [0, 0], [T, c.width]); // [T, D]
@@ -200,7 +201,7 @@ export class PolicyModel {
   private block(x: tf.Tensor2D, blk: BlockParams, B: number, T: number, mask: tf.Tensor2D): tf.Tensor2D {
     const [q, k, v] = this.qkv(x, blk, B, T);
     const att = tf.softmax(tf.add(matMul(q, k, false, true), mask)); // [B, H, T, T]
-    const y = matMul(att, v); // [B, H, T, dh]
+    const y = matMul(att, v) as tf.Tensor4D; // [B, H, T, dh]
     return this.mlp(this.attnOut(x, y, blk, B, T), blk);
   }
 
@@ -217,7 +218,11 @@ export class PolicyModel {
   /** synchronous variant of getWeights (slow on webgpu: prefer getWeights there) */
   getWeightsSync(): WeightRecord[] {
     this.assertLive();
-    return [...this.byKey].map(([key, v]) => ({ name: key, shape: v.shape.slice(), data: new Float32Array(v.dataSync<'float32'>()) }));
+    return [...this.byKey].map(([key, v]) => ({
+      name: key,
+      shape: v.shape.slice(),
+      data: new Float32Array(v.dataSync<'float32'>()),
+    }));
   }
 
   /** loads records produced by getWeights (same config); throws naming a missing/extra/mis-shaped parameter */

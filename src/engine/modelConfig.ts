@@ -29,7 +29,15 @@ export const MODEL_PRESETS: Record<ModelPreset, Omit<ModelConfig, 'vocabSize'>> 
   base: { contextTokens: 160, width: 128, layers: 4, heads: 4, mlp: 512, tiedHead: false },
 };
 
-const KEYS: readonly (keyof ModelConfig)[] = ['vocabSize', 'contextTokens', 'width', 'layers', 'heads', 'mlp', 'tiedHead'];
+const KEYS: readonly (keyof ModelConfig)[] = [
+  'vocabSize',
+  'contextTokens',
+  'width',
+  'layers',
+  'heads',
+  'mlp',
+  'tiedHead',
+];
 
 function positiveInt(cfg: Record<string, unknown>, key: keyof ModelConfig, where: string): number {
   const v = cfg[key];
@@ -57,7 +65,8 @@ export function validateModelConfig(cfg: unknown, where = 'model'): ModelConfig 
     mlp: positiveInt(rec, 'mlp', where),
     tiedHead: rec.tiedHead as boolean,
   };
-  if (typeof rec.tiedHead !== 'boolean') throw new Error(`${where}.tiedHead must be a boolean, got ${JSON.stringify(rec.tiedHead)}`);
+  if (typeof rec.tiedHead !== 'boolean')
+    throw new Error(`${where}.tiedHead must be a boolean, got ${JSON.stringify(rec.tiedHead)}`);
   if (out.width % out.heads !== 0) {
     throw new Error(`${where}.width (${out.width}) must be divisible by ${where}.heads (${out.heads})`);
   }
@@ -65,14 +74,30 @@ export function validateModelConfig(cfg: unknown, where = 'model'): ModelConfig 
 }
 
 /** A preset plus overrides (e.g. the environment's vocabSize); unknown keys in overrides are rejected. */
-export function makeModelConfig(preset: ModelPreset, overrides: Partial<ModelConfig> & { vocabSize: number }): ModelConfig {
+export function makeModelConfig(
+  preset: ModelPreset,
+  overrides: Partial<ModelConfig> & { vocabSize: number },
+): ModelConfig {
   const base = MODEL_PRESETS[preset];
-  if (base === undefined) throw new Error(`unknown model preset '${String(preset)}' (expected ${MODEL_PRESET_NAMES.join(', ')})`);
+  if (base === undefined)
+    throw new Error(`unknown model preset '${String(preset)}' (expected ${MODEL_PRESET_NAMES.join(', ')})`);
   return validateModelConfig({ ...base, ...overrides }, `model(${preset})`);
 }
 
 /** Number of scalar parameters. */
 export function parameterCount(c: ModelConfig): number {
-  const block = 4 * c.width + (c.width * 3 * c.width + 3 * c.width) + (c.width * c.width + c.width) + (c.width * c.mlp + c.mlp) + (c.mlp * c.width + c.width);
-  return c.vocabSize * c.width + c.contextTokens * c.width + c.layers * block + 2 * c.width + (c.tiedHead ? 0 : c.width * c.vocabSize) + c.vocabSize;
+  const block =
+    4 * c.width +
+    (c.width * 3 * c.width + 3 * c.width) +
+    (c.width * c.width + c.width) +
+    (c.width * c.mlp + c.mlp) +
+    (c.mlp * c.width + c.width);
+  return (
+    c.vocabSize * c.width +
+    c.contextTokens * c.width +
+    c.layers * block +
+    2 * c.width +
+    (c.tiedHead ? 0 : c.width * c.vocabSize) +
+    c.vocabSize
+  );
 }

@@ -2,7 +2,7 @@
 // environment stepped once per turn for the whole batch. Sampling happens on the host from the logits of the
 // whole batch, read back once per decode step, with a seeded PRNG (reproducible on a given backend).
 import * as tf from '@tensorflow/tfjs';
-import { classifyStream, studentPrefix } from '../core/env/stream';
+import { classifyStream, studentPrefix, teacherPrefix } from '../core/env/stream';
 import { Special, TokenClass, type AgentEnv, type EpisodeBatch, type Task } from '../core/env/types';
 import { KVCache } from './kvCache';
 import type { PolicyModel } from './model';
@@ -27,6 +27,12 @@ export interface RolloutOptions {
   contextTokens?: number;
   /** width of the returned arrays; default the longest episode. Must be ≥ it. */
   padTo?: number;
+  /**
+   * sample with the teacher's view: each stream starts with the task's fixed-length skill segment (class skill),
+   * and the context budget grows by env.limits.skillTokens. RolloutBatch.skillTokens then says how many leading
+   * positions hold the skill segment.
+   */
+  withSkill?: boolean;
 }
 
 /**
@@ -62,6 +68,8 @@ export interface RolloutBatch {
   readonly policyTokens: number;
   /** model forward calls (decode steps) the rollout took */
   readonly decodeSteps: number;
+  /** leading skill-segment positions per row (0 unless options.withSkill) */
+  readonly skillTokens: number;
 }
 
 export function isPolicyClass(c: number): boolean {
@@ -70,7 +78,8 @@ export function isPolicyClass(c: number): boolean {
 
 function checkLimit(name: string, value: number | undefined, envValue: number): number {
   if (value === undefined) return envValue;
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`rollout.${name} must be a positive integer, got ${value}`);
+  if (!Number.isInteger(value) || value <= 0)
+    throw new Error(`rollout.${name} must be a positive integer, got ${value}`);
   return Math.min(value, envValue);
 }
 
@@ -90,13 +99,20 @@ export async function rollout(
   if (!Number.isInteger(G) || G <= 0) throw new Error(`rollout.groupSize must be a positive integer, got ${G}`);
   if (tasks.length === 0) throw new Error('rollout: no tasks');
   const V = model.config.vocabSize;
-  if (env.vocab.size > V) throw new Error(`rollout: env '${env.name}' vocabulary has ${env.vocab.size} tokens, model vocabSize is ${V}`);
+  if (env.vocab.size > V)
+    throw new Error(`rollout: env '${env.name}' vocabulary has ${env.vocab.size} tokens, model vocabSize is ${V}`);
   const maxTurns = checkLimit('maxTurns', options.maxTurns, env.limits.maxTurns);
   const maxAction = checkLimit('maxActionTokens', options.maxActionTokens, env.limits.maxActionTokens);
-  const cap = checkLimit('contextTokens', options.contextTokens, Math.min(env.limits.contextTokens, model.config.contextTokens));
+  const skillLen = options.withSkill === true ? env.limits.skillTokens : 0;
+  const cap = checkLimit(
+    'contextTokens',
+    options.contextTokens,
+    Math.min(env.limits.contextTokens + skillLen, model.config.contextTokens),
+  );
   const N = tasks.length * G;
   const batch = episodes ?? env.createBatch(N);
-  if (batch.size !== N) throw new Error(`rollout: episode batch has size ${batch.size}, expected tasks·groupSize = ${N}`);
+  if (batch.size !== N)
+    throw new Error(`rollout: episode batch has size ${batch.size}, expected tasks·groupSize = ${N}`);
   const rowTasks: Task[] = [];
   for (const t of tasks) for (let g = 0; g < G; g++) rowTasks.push(t);
   batch.reset(rowTasks);
@@ -114,8 +130,17 @@ export async function rollout(
   const taskIndex = new Int32Array(N);
   for (let i = 0; i < N; i++) {
     taskIndex[i] = Math.floor(i / G);
-    const prefix = studentPrefix(rowTasks[i] as Task);
-    if (prefix.length >= cap) throw new Error(`rollout: task ${(rowTasks[i] as Task).index} prompt (${prefix.length} tokens) leaves no room in a context of ${cap}`);
+    const task = rowTasks[i] as Task;
+    if (skillLen > 0 && task.skillTokens.length !== skillLen) {
+      throw new Error(
+        `rollout: task ${task.index} has ${task.skillTokens.length} skill tokens, env.limits.skillTokens is ${skillLen}`,
+      );
+    }
+    const prefix = skillLen > 0 ? teacherPrefix(task) : studentPrefix(task);
+    if (prefix.length >= cap)
+      throw new Error(
+        `rollout: task ${(rowTasks[i] as Task).index} prompt (${prefix.length} tokens) leaves no room in a context of ${cap}`,
+      );
     const cls = classifyStream(prefix);
     for (let j = 0; j < prefix.length; j++) {
       tokens[i * cap + j] = prefix[j] as number;
@@ -142,9 +167,14 @@ export async function rollout(
         // feed every live row its unfed tokens (prefix / last observation / last sampled token)
         let C = 1;
         const counts = new Int32Array(N);
-        for (let i = 0; i < N; i++) if (!done[i]) C = Math.max(C, (counts[i] = (len[i] as number) - (fed[i] as number)));
+        for (let i = 0; i < N; i++)
+          if (!done[i]) C = Math.max(C, (counts[i] = (len[i] as number) - (fed[i] as number)));
         const chunk = new Int32Array(N * C);
-        for (let i = 0; i < N; i++) chunk.set(tokens.subarray(i * cap + (fed[i] as number), i * cap + (fed[i] as number) + (counts[i] as number)), i * C);
+        for (let i = 0; i < N; i++)
+          chunk.set(
+            tokens.subarray(i * cap + (fed[i] as number), i * cap + (fed[i] as number) + (counts[i] as number)),
+            i * C,
+          );
         const logitsT = cache.append(chunk, counts, C);
         decodeSteps++;
         let logits: Float32Array;
@@ -190,7 +220,10 @@ export async function rollout(
           const at = i * cap + (len[i] as number) + j;
           tokens[at] = t;
           // `<obs> words…` are observation; the closing <act>/<eos> is special
-          classes[at] = j === obs.length - 1 && (t === Special.act || t === Special.eos) ? TokenClass.special : TokenClass.observation;
+          classes[at] =
+            j === obs.length - 1 && (t === Special.act || t === Special.eos)
+              ? TokenClass.special
+              : TokenClass.observation;
         }
         len[i] = (len[i] as number) + n;
         if (batch.done[i]) {
@@ -208,7 +241,8 @@ export async function rollout(
   let T = 0;
   for (let i = 0; i < N; i++) T = Math.max(T, len[i] as number);
   if (options.padTo !== undefined) {
-    if (!Number.isInteger(options.padTo) || options.padTo < T) throw new Error(`rollout.padTo (${options.padTo}) must be an integer ≥ the longest episode (${T})`);
+    if (!Number.isInteger(options.padTo) || options.padTo < T)
+      throw new Error(`rollout.padTo (${options.padTo}) must be an integer ≥ the longest episode (${T})`);
     T = options.padTo;
   }
   const trim = <A extends Int32Array | Float32Array>(src: A, make: (n: number) => A, fill: number): A => {
@@ -243,6 +277,7 @@ export async function rollout(
     taskIndex,
     policyTokens,
     decodeSteps,
+    skillTokens: skillLen,
   };
 }
 
@@ -262,7 +297,9 @@ export async function sequenceLogProbs(
   const S = prefix?.length ?? 0;
   const L = S + T;
   if (L > model.config.contextTokens) {
-    throw new Error(`${model.name}: sequence of ${S} prefix + ${T} episode tokens exceeds its contextTokens ${model.config.contextTokens}`);
+    throw new Error(
+      `${model.name}: sequence of ${S} prefix + ${T} episode tokens exceeds its contextTokens ${model.config.contextTokens}`,
+    );
   }
   const input = new Int32Array(N * L);
   for (let b = 0; b < N; b++) {
@@ -278,7 +315,7 @@ export async function sequenceLogProbs(
     const logits = model.forward(tf.tensor2d(input, [N, L], 'int32')); // [N, L, V]
     const pred = tf.slice(logits, [0, S, 0], [N, T - 1, model.config.vocabSize]); // predicts episode tokens 1..T−1
     const targets = tf.tensor2d(batch.tokens, [N, T], 'int32').slice([0, 1], [N, T - 1]);
-    return tf.sum(tf.mul(tf.logSoftmax(pred), tf.oneHot(targets, model.config.vocabSize, 1, 0, 'float32')), -1); // [N, T−1]
+    return tf.sum(tf.mul(tf.logSoftmax(pred), tf.cast(tf.oneHot(targets, model.config.vocabSize), 'float32')), -1); // [N, T−1]
   });
   let lp: Float32Array;
   try {
@@ -289,7 +326,8 @@ export async function sequenceLogProbs(
   const out = new Float32Array(N * T);
   for (let b = 0; b < N; b++) {
     const n = batch.lengths[b] as number;
-    for (let t = 1; t < n; t++) if (keep(batch.classes[b * T + t] as number)) out[b * T + t] = lp[b * (T - 1) + t - 1] as number;
+    for (let t = 1; t < n; t++)
+      if (keep(batch.classes[b * T + t] as number)) out[b * T + t] = lp[b * (T - 1) + t - 1] as number;
   }
   return out;
 }
@@ -299,7 +337,11 @@ export async function sequenceLogProbs(
  * one batched forward with each task's fixed-length skill segment prepended: teacher position = student position +
  * skillTokens. Callers skip this call entirely once the teacher is retired.
  */
-export async function teacherLogProbs(teacher: PolicyModel, batch: RolloutBatch, tasks: readonly Task[]): Promise<Float32Array> {
+export async function teacherLogProbs(
+  teacher: PolicyModel,
+  batch: RolloutBatch,
+  tasks: readonly Task[],
+): Promise<Float32Array> {
   const first = tasks[0];
   if (first === undefined) throw new Error('teacherLogProbs: no tasks');
   const S = first.skillTokens.length;
@@ -307,7 +349,10 @@ export async function teacherLogProbs(teacher: PolicyModel, batch: RolloutBatch,
     length: S,
     tokens: (b) => {
       const task = tasks[batch.taskIndex[b] as number];
-      if (task === undefined) throw new Error(`teacherLogProbs: row ${b} refers to task ${batch.taskIndex[b]}, but only ${tasks.length} tasks were given`);
+      if (task === undefined)
+        throw new Error(
+          `teacherLogProbs: row ${b} refers to task ${batch.taskIndex[b]}, but only ${tasks.length} tasks were given`,
+        );
       return task.skillTokens;
     },
   });

@@ -19,20 +19,25 @@ export function checkWeightRecords(
   const seen = new Set<string>();
   for (const r of records) {
     const shape = want.get(r.name);
-    if (shape === undefined) throw new Error(`${where}: unexpected weight '${r.name}' (not a parameter of this model config)`);
+    if (shape === undefined)
+      throw new Error(`${where}: unexpected weight '${r.name}' (not a parameter of this model config)`);
     if (seen.has(r.name)) throw new Error(`${where}: weight '${r.name}' appears twice`);
     seen.add(r.name);
     if (r.shape.length !== shape.length || r.shape.some((d, i) => d !== shape[i])) {
       throw new Error(`${where}: weight '${r.name}' has shape [${r.shape.join(', ')}], expected [${shape.join(', ')}]`);
     }
     const size = shape.reduce((a, b) => a * b, 1);
-    if (r.data.length !== size) throw new Error(`${where}: weight '${r.name}' has ${r.data.length} values, expected ${size}`);
+    if (r.data.length !== size)
+      throw new Error(`${where}: weight '${r.name}' has ${r.data.length} values, expected ${size}`);
   }
   for (const k of want.keys()) if (!seen.has(k)) throw new Error(`${where}: weight '${k}' is missing`);
 }
 
 /** Records → tf.io weight specs and one concatenated little-endian float32 buffer (in record order). */
-export function encodeWeights(records: readonly WeightRecord[]): { specs: tf.io.WeightsManifestEntry[]; data: ArrayBuffer } {
+export function encodeWeights(records: readonly WeightRecord[]): {
+  specs: tf.io.WeightsManifestEntry[];
+  data: ArrayBuffer;
+} {
   const total = records.reduce((a, r) => a + r.data.length, 0);
   const out = new Float32Array(total);
   const specs: tf.io.WeightsManifestEntry[] = [];
@@ -54,11 +59,18 @@ export function decodeWeights(specs: readonly tf.io.WeightsManifestEntry[], data
     if (s.quantization !== undefined) throw new Error(`weights: '${s.name}' is quantized; not supported`);
     const size = s.shape.reduce((a, b) => a * b, 1);
     if ((offset + size) * 4 > data.byteLength) {
-      throw new Error(`weights: buffer of ${data.byteLength} bytes ends inside '${s.name}' (needs ${(offset + size) * 4})`);
+      throw new Error(
+        `weights: buffer of ${data.byteLength} bytes ends inside '${s.name}' (needs ${(offset + size) * 4})`,
+      );
     }
-    records.push({ name: s.name, shape: s.shape.slice(), data: new Float32Array(data.slice(offset * 4, (offset + size) * 4)) });
+    records.push({
+      name: s.name,
+      shape: s.shape.slice(),
+      data: new Float32Array(data.slice(offset * 4, (offset + size) * 4)),
+    });
     offset += size;
   }
-  if (offset * 4 !== data.byteLength) throw new Error(`weights: ${data.byteLength - offset * 4} trailing bytes after the last spec`);
+  if (offset * 4 !== data.byteLength)
+    throw new Error(`weights: ${data.byteLength - offset * 4} trailing bytes after the last spec`);
   return records;
 }

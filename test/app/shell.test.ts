@@ -1,19 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, type ViteDevServer } from 'vite';
 import type { BrowserContext } from 'playwright-core';
 import { launchChromium } from '../support/chromium';
+import { startAppServer, type AppServer } from './appServer';
 
 describe('the app shell in a real browser', () => {
-  let server: ViteDevServer;
+  let server: AppServer;
   let browser: BrowserContext;
-  let url: string;
 
   beforeAll(async () => {
-    server = await createServer({ root: process.cwd(), logLevel: 'error', server: { port: 0, host: '127.0.0.1' } });
-    await server.listen();
-    const address = server.httpServer?.address();
-    if (!address || typeof address === 'string') throw new Error('vite dev server has no port');
-    url = `http://127.0.0.1:${address.port}/`;
+    server = await startAppServer();
     browser = await launchChromium();
   });
 
@@ -22,7 +17,7 @@ describe('the app shell in a real browser', () => {
     await server?.close();
   });
 
-  it('renders the lab heading and the three methods without fetching anything off this machine', async () => {
+  it('renders the lab heading, the three methods and the views without fetching anything off this machine', async () => {
     const page = await browser.newPage();
     const offHost: string[] = [];
     const errors: string[] = [];
@@ -35,10 +30,19 @@ describe('the app shell in a real browser', () => {
       return route.continue();
     });
     page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(url);
+    await page.goto(server.url);
     await page.getByRole('heading', { name: 'RetireLab', level: 1 }).waitFor({ timeout: 30_000 });
     const methodHeadings = await page.getByRole('heading', { level: 2 }).allTextContents();
     expect(methodHeadings).toEqual(['GRPO', 'RetireOPD', 'ActObs']);
+    const views = page.getByRole('navigation', { name: 'views' }).getByRole('link');
+    expect(await views.allTextContents()).toEqual(['Overview', 'Train', 'Gate replay']);
+    await views.filter({ hasText: 'Gate replay' }).click();
+    await page.getByRole('heading', { name: 'Gate replay', level: 2 }).waitFor();
+    expect(page.url()).toMatch(/#replay$/);
+    await views.filter({ hasText: 'Train' }).click();
+    await page.getByRole('heading', { name: 'Train', level: 2 }).waitFor();
+    await views.filter({ hasText: 'Overview' }).click();
+    await page.getByRole('heading', { name: 'GRPO', level: 2 }).waitFor();
     expect(offHost).toEqual([]);
     expect(errors).toEqual([]);
     await page.close();

@@ -21,7 +21,8 @@ const readLines = (file: string): Line[] =>
     .split('\n')
     .filter((l) => l.trim())
     .map((l) => JSON.parse(l) as Line);
-const withoutTime = (ls: Line[]): Line[] => ls.map((l) => Object.fromEntries(Object.entries(l).filter(([k]) => !k.startsWith('time/'))));
+const withoutTime = (ls: Line[]): Line[] =>
+  ls.map((l) => Object.fromEntries(Object.entries(l).filter(([k]) => !k.startsWith('time/'))));
 
 describe('npm run experiment', () => {
   const dir = join(tmp, 'smoke');
@@ -33,7 +34,15 @@ describe('npm run experiment', () => {
   it('runs the smoke preset into a complete run folder, and the gate fires', () => {
     expect(result.stderr).not.toMatch(/internal error/);
     expect(result.code).toBe(0);
-    for (const f of ['config.json', 'metrics.jsonl', 'summary.json', 'report.md', 'checkpoints/LATEST', 'sft.jsonl', 'teacher.jsonl']) {
+    for (const f of [
+      'config.json',
+      'metrics.jsonl',
+      'summary.json',
+      'report.md',
+      'checkpoints/LATEST',
+      'sft.jsonl',
+      'teacher.jsonl',
+    ]) {
       expect(existsSync(join(dir, f)), f).toBe(true);
     }
     const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
@@ -43,7 +52,7 @@ describe('npm run experiment', () => {
     expect(result.stdout).toContain('trigger step 10');
   });
 
-  it("replays its own metrics.jsonl through the replay command to its own trigger step", () => {
+  it('replays its own metrics.jsonl through the replay command to its own trigger step', () => {
     const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
     const report = readFileSync(join(dir, 'report.md'), 'utf8');
     const cmd = /npm run replay -- metrics\.jsonl (.*)`/.exec(report);
@@ -52,12 +61,19 @@ describe('npm run experiment', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const last = JSON.parse(r.stdout.trim().split('\n').at(-1)!);
-    expect(last).toMatchObject({ type: 'summary', retired: true, trigger_step: summary.gate.triggerStep, agrees_with_log: true });
+    expect(last).toMatchObject({
+      type: 'summary',
+      retired: true,
+      trigger_step: summary.gate.triggerStep,
+      agrees_with_log: true,
+    });
   });
 
   it('Ctrl-C writes a checkpoint and exits; --resume finishes with the same metrics as the uninterrupted run', async () => {
     const d2 = join(tmp, 'interrupted');
-    const child = spawn(TSX, [join(ROOT, 'cli/experiment.ts'), '--preset', 'smoke', '--out', d2, '--no-progress'], { cwd: ROOT });
+    const child = spawn(TSX, [join(ROOT, 'cli/experiment.ts'), '--preset', 'smoke', '--out', d2, '--no-progress'], {
+      cwd: ROOT,
+    });
     let stdout = '';
     child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
     const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
@@ -76,7 +92,9 @@ describe('npm run experiment', () => {
     expect(latest).toMatch(/^student-0000\d\d$/);
     const r = run('experiment.ts', ['--resume', d2, '--no-progress']);
     expect(r.code).toBe(0);
-    expect(withoutTime(readLines(join(d2, 'metrics.jsonl')))).toEqual(withoutTime(readLines(join(dir, 'metrics.jsonl'))));
+    expect(withoutTime(readLines(join(d2, 'metrics.jsonl')))).toEqual(
+      withoutTime(readLines(join(dir, 'metrics.jsonl'))),
+    );
   });
 });
 
@@ -84,22 +102,35 @@ describe('config errors', () => {
   it('an unknown preset lists the available presets (exit 2, no stack trace)', () => {
     const r = run('experiment.ts', ['--preset', 'smok']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('unknown preset "smok" (available: actobs-vs-actionsft, estimators, retire-house, retire-shell, retire-shop, schedules, smoke)');
+    expect(r.stderr).toContain(
+      'unknown preset "smok" (available: actobs-vs-actionsft, estimators, retire-house, retire-shell, retire-shop, schedules, smoke)',
+    );
     expect(r.stderr).not.toMatch(/\n\s+at /);
     expect(r.stdout).toBe('');
   });
 
   it('an unknown --set key lists the valid keys at that level', () => {
-    const r = run('experiment.ts', ['--preset', 'smoke', '--set', 'student.lamda_opd=0.1', '--out', join(tmp, 'never')]);
+    const r = run('experiment.ts', [
+      '--preset',
+      'smoke',
+      '--set',
+      'student.lamda_opd=0.1',
+      '--out',
+      join(tmp, 'never'),
+    ]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('unknown key "student.lamda_opd" (valid keys under "student": steps, grpo, schedule, lambdaOpd');
+    expect(r.stderr).toContain(
+      'unknown key "student.lamda_opd" (valid keys under "student": steps, grpo, schedule, lambdaOpd',
+    );
     expect(existsSync(join(tmp, 'never'))).toBe(false);
   });
 
   it('a bad value names the key and what is valid', () => {
     const a = run('experiment.ts', ['--preset', 'smoke', '--set', 'student.schedule=sometimes']);
     expect(a.code).toBe(2);
-    expect(a.stderr).toMatch(/student\.schedule: expected one of adaptive, never, none, fixed:N, linear:N, alignment-only, competence-only/);
+    expect(a.stderr).toMatch(
+      /student\.schedule: expected one of adaptive, never, none, fixed:N, linear:N, alignment-only, competence-only/,
+    );
     const b = run('experiment.ts', ['--preset', 'smoke', '--backend', 'tpu']);
     expect(b.code).toBe(2);
     expect(b.stderr).toMatch(/runtime\.backend: .*cpu.*wasm.*webgpu/);
@@ -118,20 +149,59 @@ describe('config errors', () => {
 describe('npm run sweep', () => {
   it('runs every point for every seed and writes the comparison table', () => {
     const out = join(tmp, 'sweep');
-    const r = run('sweep.ts', ['--preset', 'smoke', '--vary', 'student.schedule=adaptive,none', '--seeds', '0,1', '--set', 'student.steps=10', '--out', out, '--no-progress']);
+    const r = run('sweep.ts', [
+      '--preset',
+      'smoke',
+      '--vary',
+      'student.schedule=adaptive,none',
+      '--seeds',
+      '0,1',
+      '--set',
+      'student.steps=10',
+      '--out',
+      out,
+      '--no-progress',
+    ]);
     expect(r.stderr).not.toMatch(/internal error/);
     expect(r.code).toBe(0);
     const table = readFileSync(join(out, 'comparison.md'), 'utf8');
-    expect(table).toContain('| student.schedule | seeds | test success % (mean ± std) | trigger step | teacher forwards saved | wall s |');
+    expect(table).toContain(
+      '| student.schedule | seeds | test success % (mean ± std) | trigger step | teacher forwards saved | wall s |',
+    );
     expect(table).toMatch(/\| adaptive \| 2 \| [\d.]+ ± [\d.]+ \| 10, 10 \| 0\.0 \|/);
     expect(table).toMatch(/\| none \| 2 \| [\d.]+ ± [\d.]+ \| –, – \| 10\.0 \|/);
     expect(existsSync(join(out, 'student.schedule-none_seed-1', 'summary.json'))).toBe(true);
   });
 
   it('rejects an unknown axis key before running anything', () => {
-    const r = run('sweep.ts', ['--preset', 'smoke', '--vary', 'student.shedule=never', '--out', join(tmp, 'sweep-bad')]);
+    const r = run('sweep.ts', [
+      '--preset',
+      'smoke',
+      '--vary',
+      'student.shedule=never',
+      '--out',
+      join(tmp, 'sweep-bad'),
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('unknown key "student.shedule"');
     expect(existsSync(join(tmp, 'sweep-bad'))).toBe(false);
+  });
+});
+
+describe('shipped teacher', () => {
+  it('retire-shell loads public/teachers/shell, and a config for another env is refused naming the fields', async () => {
+    const { loadShippedTeacher, readPreset } = await import('../../cli/experimentRunner');
+    const { resolveConfig } = await import('../../src/core/experiment/config');
+    const { parameterSpecs } = await import('../../src/engine/model');
+    const { modelConfigFor } = await import('../../src/engine/trainer/trainer');
+    const { createEnvFor } = await import('../../src/core/experiment/envFactory');
+    const cfg = readPreset('retire-shell').config;
+    const weights = await loadShippedTeacher(cfg);
+    const specs = parameterSpecs(modelConfigFor(cfg, createEnvFor(cfg)));
+    expect(weights!.map((w) => w.name).sort()).toEqual(specs.map((s) => s.key).sort());
+    const house = resolveConfig({ env: { name: 'house' }, teacher: { checkpoint: 'teachers/shell' } }, cfg);
+    await expect(loadShippedTeacher(house)).rejects.toThrow(/trained for another model\/env: vocabSize \d+ ≠ \d+/);
+    const missing = resolveConfig({ teacher: { checkpoint: 'teachers/nowhere' } }, cfg);
+    await expect(loadShippedTeacher(missing)).rejects.toThrow(/no checkpoint at .*teachers\/nowhere/);
   });
 });

@@ -1,5 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { initBackend } from '../../src/engine/backend';
 import { KVCache } from '../../src/engine/kvCache';
 import { PolicyModel } from '../../src/engine/model';
 import { makeModelConfig } from '../../src/engine/modelConfig';
@@ -20,10 +21,10 @@ function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
   return m;
 }
 
-describe('KVCache', () => {
+describe.each(['cpu', 'wasm'] as const)('KVCache on %s', (backend) => {
   let model: PolicyModel;
   beforeAll(async () => {
-    await tf.setBackend('cpu');
+    await initBackend(backend);
     model = new PolicyModel(config, 7, 'kv');
     // sharper logits than the 0.02 init so a wrong position or mask shows up well above 1e-5
     model.setWeights(
@@ -38,12 +39,23 @@ describe('KVCache', () => {
     const lens = [31, 17, 25, 9];
     const seqs = lens.map((n) => Array.from({ length: n }, () => rng.nextUint32() % config.vocabSize));
     const T = Math.max(...lens);
-    const ref = fullLogits(model, seqs.map((s) => [...s, ...new Array(T - s.length).fill(0)]), T);
+    const ref = fullLogits(
+      model,
+      seqs.map((s) => [...s, ...new Array(T - s.length).fill(0)]),
+      T,
+    );
     const cache = new KVCache(model, B, 32);
     const before = tf.memory().numTensors;
     const fed = new Int32Array(B);
     // chunk schedule: prefill of different sizes per row, then single tokens and occasional multi-token chunks
-    const schedule = [[5, 3, 7, 2], [1, 1, 1, 1], [4, 0, 6, 1], [1, 1, 1, 1], [3, 5, 0, 2], [1, 1, 1, 1]];
+    const schedule = [
+      [5, 3, 7, 2],
+      [1, 1, 1, 1],
+      [4, 0, 6, 1],
+      [1, 1, 1, 1],
+      [3, 5, 0, 2],
+      [1, 1, 1, 1],
+    ];
     let worst = 0;
     let checked = 0;
     let step = 0;
@@ -54,7 +66,9 @@ describe('KVCache', () => {
       for (let b = 0; b < B; b++) counts[b] = Math.min(plan[b] as number, (lens[b] as number) - (fed[b] as number));
       const C = Math.max(1, ...counts);
       const toks = new Int32Array(B * C);
-      for (let b = 0; b < B; b++) for (let j = 0; j < (counts[b] as number); j++) toks[b * C + j] = (seqs[b] as number[])[(fed[b] as number) + j] as number;
+      for (let b = 0; b < B; b++)
+        for (let j = 0; j < (counts[b] as number); j++)
+          toks[b * C + j] = (seqs[b] as number[])[(fed[b] as number) + j] as number;
       const logits = cache.append(toks, counts, C);
       const got = logits.dataSync();
       logits.dispose();
@@ -78,7 +92,9 @@ describe('KVCache', () => {
 
   it('rejects a row that would overflow its capacity, naming the row', () => {
     const cache = new KVCache(model, 2, 4);
-    expect(() => cache.append(new Int32Array([1, 2, 3, 4, 5, 0, 0, 0, 0, 0]), new Int32Array([5, 0]), 5)).toThrow(/row 0 would hold 5 tokens, capacity is 4/);
+    expect(() => cache.append(new Int32Array([1, 2, 3, 4, 5, 0, 0, 0, 0, 0]), new Int32Array([5, 0]), 5)).toThrow(
+      /row 0 would hold 5 tokens, capacity is 4/,
+    );
     cache.dispose();
   });
 });

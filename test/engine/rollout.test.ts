@@ -109,7 +109,8 @@ describe('rollout over a fake environment', () => {
   it('records old log-probs equal to those of a full forward pass (1e-5)', async () => {
     const full = await sequenceLogProbs(model, batch);
     let worst = 0;
-    for (let i = 0; i < full.length; i++) worst = Math.max(worst, Math.abs((full[i] as number) - (batch.oldLogProbs[i] as number)));
+    for (let i = 0; i < full.length; i++)
+      worst = Math.max(worst, Math.abs((full[i] as number) - (batch.oldLogProbs[i] as number)));
     expect(batch.policyTokens).toBeGreaterThan(20);
     expect(worst).toBeLessThan(1e-5);
   });
@@ -151,15 +152,39 @@ describe('rollout over a fake environment', () => {
       const task = tasks[batch.taskIndex[b] as number] as Task;
       const len = batch.lengths[b] as number;
       const seq = [...task.skillTokens, ...Array.from(batch.tokens.subarray(b * T, b * T + len))];
-      const logits = tf.tidy(() => teacher.forward(tf.tensor2d([seq], [1, seq.length], 'int32'))).arraySync()[0] as number[][];
+      const logits = tf
+        .tidy(() => teacher.forward(tf.tensor2d([seq], [1, seq.length], 'int32')))
+        .arraySync()[0] as number[][];
       const S = task.skillTokens.length;
       for (let t = 1; t < len; t++) {
         const c = batch.classes[b * T + t];
-        const want = c === TokenClass.actionHead || c === TokenClass.actionArg ? (logSoftmax64(logits[S + t - 1] as number[])[seq[S + t] as number] as number) : 0;
+        const want =
+          c === TokenClass.actionHead || c === TokenClass.actionArg
+            ? (logSoftmax64(logits[S + t - 1] as number[])[seq[S + t] as number] as number)
+            : 0;
         expect(Math.abs((got[b * T + t] as number) - want)).toBeLessThan(1e-5);
         if (want !== 0) checked++;
       }
     }
     expect(checked).toBeGreaterThan(5);
+  });
+  it('samples with the teacher view when withSkill is set: skill segment first, log-probs still consistent', async () => {
+    const b = await rollout(teacher, env, tasks, { ...opts, withSkill: true });
+    const S = env.limits.skillTokens;
+    expect(b.skillTokens).toBe(S);
+    for (let r = 0; r < b.size; r++) {
+      const task = tasks[b.taskIndex[r] as number] as Task;
+      const row = Array.from(b.tokens.subarray(r * b.length, r * b.length + S + task.promptTokens.length + 1));
+      expect(row).toEqual([...task.skillTokens, ...task.promptTokens, Special.act]);
+      expect(Array.from(b.classes.subarray(r * b.length, r * b.length + S - 1))).toEqual(
+        new Array(S - 1).fill(TokenClass.skill),
+      );
+      expect(b.lengths[r]).toBeLessThanOrEqual(env.limits.contextTokens + S);
+    }
+    const full = await sequenceLogProbs(teacher, b);
+    let worst = 0;
+    for (let i = 0; i < full.length; i++)
+      worst = Math.max(worst, Math.abs((full[i] as number) - (b.oldLogProbs[i] as number)));
+    expect(worst).toBeLessThan(1e-5);
   });
 });

@@ -12,33 +12,79 @@ export interface MetricChartProps {
   marker?: { x: number; label: string } | null;
   /** shown under the chart: what the metric means or why it is empty */
   note?: string;
+  /** fixed y range (e.g. [0, 1] for rates); automatic when absent */
+  yDomain?: [number, number];
   testId?: string;
 }
 
-const format = (v: unknown) =>
-  typeof v === 'number' ? (Math.abs(v) >= 1000 || (Math.abs(v) < 1e-3 && v !== 0) ? v.toExponential(2) : v.toFixed(4)) : String(v);
+/** Axis ticks: four significant digits; exponent form for very large or small magnitudes. */
+const tick = (v: unknown) =>
+  typeof v === 'number'
+    ? Math.abs(v) >= 1e4 || (Math.abs(v) < 1e-3 && v !== 0)
+      ? v.toExponential(1)
+      : String(Number(v.toPrecision(4)))
+    : String(v);
+/** Tooltip values: more digits than the axis. */
+const precise = (v: unknown) =>
+  typeof v === 'number'
+    ? Math.abs(v) >= 1e4 || (Math.abs(v) < 1e-4 && v !== 0)
+      ? v.toExponential(3)
+      : String(Number(v.toPrecision(5)))
+    : String(v);
 
-export function MetricChart({ title, lines, xLabel = 'step', threshold, marker, note, testId }: MetricChartProps) {
+/**
+ * Whether a threshold line belongs on the chart's scale: within one data range of the data. A relaxed threshold
+ * (the smoke preset's δ = 1e6) would otherwise flatten the line it is meant to be read against.
+ */
+export function thresholdOnScale(y: number, lines: MetricChartProps['lines']): boolean {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const l of lines) {
+    for (const p of l.points) {
+      lo = Math.min(lo, p.y);
+      hi = Math.max(hi, p.y);
+    }
+  }
+  if (!Number.isFinite(lo)) return true;
+  const range = Math.max(hi - lo, Math.abs(hi), Math.abs(lo), 1e-9);
+  return y >= lo - range && y <= hi + range;
+}
+
+export function MetricChart({
+  title,
+  lines,
+  xLabel = 'step',
+  threshold,
+  marker,
+  note,
+  testId,
+  yDomain,
+}: MetricChartProps) {
   const empty = lines.every((l) => l.points.length === 0);
+  const thresholdShown = threshold && thresholdOnScale(threshold.y, lines) ? threshold : null;
   return (
     <figure className="chart" data-testid={testId}>
-      <figcaption>{title}</figcaption>
+      <figcaption>
+        {title}
+        {threshold && !thresholdShown ? <span className="off-scale"> · {threshold.label} (off the scale)</span> : null}
+      </figcaption>
       {empty ? (
         <div className="chart-empty">no values yet</div>
       ) : (
         <ResponsiveContainer width="100%" height={200}>
-          <LineChart margin={{ top: 8, right: 16, bottom: 4, left: 0 }}>
+          <LineChart margin={{ top: 18, right: 44, bottom: 4, left: 0 }}>
             <CartesianGrid stroke="#e5e7eb" strokeDasharray="3 3" />
             <XAxis
               dataKey="x"
               type="number"
               domain={['dataMin', 'dataMax']}
               allowDuplicatedCategory={false}
+              allowDecimals={false}
               tick={{ fontSize: 11 }}
               label={{ value: xLabel, position: 'insideBottomRight', offset: -2, fontSize: 11 }}
             />
-            <YAxis tick={{ fontSize: 11 }} width={56} tickFormatter={format} domain={['auto', 'auto']} />
-            <Tooltip formatter={format} labelFormatter={(x) => `${xLabel} ${String(x)}`} />
+            <YAxis tick={{ fontSize: 11 }} width={56} tickFormatter={tick} domain={yDomain ?? ['auto', 'auto']} />
+            <Tooltip formatter={precise} labelFormatter={(x) => `${xLabel} ${String(x)}`} />
             {lines.map((l) => (
               <Line
                 key={l.name}
@@ -51,13 +97,13 @@ export function MetricChart({ title, lines, xLabel = 'step', threshold, marker, 
                 isAnimationActive={false}
               />
             ))}
-            {threshold ? (
+            {thresholdShown ? (
               <ReferenceLine
-                y={threshold.y}
+                y={thresholdShown.y}
                 stroke="#b45309"
                 strokeDasharray="6 4"
                 ifOverflow="extendDomain"
-                label={{ value: threshold.label, position: 'insideTopRight', fontSize: 11, fill: '#b45309' }}
+                label={{ value: thresholdShown.label, position: 'insideTopRight', fontSize: 11, fill: '#b45309' }}
               />
             ) : null}
             {marker ? (
@@ -66,7 +112,7 @@ export function MetricChart({ title, lines, xLabel = 'step', threshold, marker, 
                 stroke="#b91c1c"
                 strokeWidth={1.5}
                 ifOverflow="extendDomain"
-                label={{ value: marker.label, position: 'insideTopLeft', fontSize: 11, fill: '#b91c1c' }}
+                label={{ value: marker.label, position: 'top', fontSize: 11, fill: '#b91c1c' }}
               />
             ) : null}
           </LineChart>

@@ -12,7 +12,11 @@ async function readAll(files: FileList | readonly File[]): Promise<LoadedLog[]> 
 }
 
 const size = (bytes: number) =>
-  bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+  bytes < 1024
+    ? `${bytes} B`
+    : bytes < 1024 * 1024
+      ? `${(bytes / 1024).toFixed(1)} KiB`
+      : `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 
 export function LogFilePicker({ logs, onLoad }: { logs: readonly LoadedLog[]; onLoad: (logs: LoadedLog[]) => void }) {
   const input = useRef<HTMLInputElement>(null);
@@ -67,7 +71,11 @@ export function LogFilePicker({ logs, onLoad }: { logs: readonly LoadedLog[]; on
           ))}
         </ul>
       ) : null}
-      {readError ? <p role="alert" className="error">{readError}</p> : null}
+      {readError ? (
+        <p role="alert" className="error">
+          {readError}
+        </p>
+      ) : null}
     </div>
   );
 }

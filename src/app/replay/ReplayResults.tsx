@@ -78,7 +78,10 @@ function EvaluationTable({ result }: { result: ReplayResult }) {
         </thead>
         <tbody>
           {rows.map((r) => (
-            <tr key={r.window_index} className={r.step === result.summary.trigger_step && r.retired ? 'trigger' : undefined}>
+            <tr
+              key={r.window_index}
+              className={r.step === result.summary.trigger_step && r.retired ? 'trigger' : undefined}
+            >
               <td>{r.step}</td>
               <td>{r.window_index}</td>
               <td>{r.window_end_step}</td>

@@ -1,6 +1,7 @@
 // The gate settings of a replay, with the CLI's defaults (npm run replay -- --help). Numbers are typed as text so
 // that 1e-8 and negative thresholds read as written; the core validates them and names the field at fault.
 import type { FormEvent } from 'react';
+import { Field } from '../Field';
 import { REPLAY_SCHEDULES, type ReplaySchedule } from '../../core/replay/gateReplay';
 import { LOG_FORMATS } from '../../core/replay/logRecords';
 import { SETTING_LABELS, type FormatChoice, type ReplaySettings, type SettingName } from './replayModel';
@@ -32,52 +33,78 @@ export function ReplaySettingsForm({ settings, onChange, onSubmit, invalid, canR
     <form className="settings" onSubmit={submit} aria-label="replay settings">
       <div className="fields">
         {NUMBER_FIELDS.map(({ name, hint }) => (
-          <label key={name} className={invalid === name ? 'invalid' : undefined}>
-            <span>{SETTING_LABELS[name]}</span>
-            <input
-              type="text"
-              inputMode="decimal"
-              value={settings[name]}
-              aria-invalid={invalid === name}
-              onChange={(e) => set(name, e.currentTarget.value)}
-              placeholder={name === 'teacherPerformance' ? 'e.g. 0.8' : undefined}
-            />
-            <small>{hint}</small>
-          </label>
+          <Field key={name} label={SETTING_LABELS[name]} hint={hint} invalid={invalid === name}>
+            {(id, hintId) => (
+              <input
+                id={id}
+                type="text"
+                inputMode="decimal"
+                value={settings[name]}
+                aria-invalid={invalid === name}
+                aria-describedby={hintId}
+                onChange={(e) => set(name, e.currentTarget.value)}
+                placeholder={name === 'teacherPerformance' ? 'e.g. 0.8' : undefined}
+              />
+            )}
+          </Field>
         ))}
-        <label className={invalid === 'schedule' ? 'invalid' : undefined}>
-          <span>{SETTING_LABELS.schedule}</span>
-          <select value={settings.schedule} onChange={(e) => set('schedule', e.currentTarget.value as ReplaySchedule)}>
-            {REPLAY_SCHEDULES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-          <small>adaptive: ρ ≤ δ and η ≥ γ</small>
-        </label>
-        <label>
-          <span>{SETTING_LABELS.format}</span>
-          <select value={settings.format} onChange={(e) => set('format', e.currentTarget.value as FormatChoice)}>
-            <option value="auto">detect per file</option>
-            {LOG_FORMATS.map((f) => (
-              <option key={f} value={f}>
-                {f}
-              </option>
-            ))}
-          </select>
-          <small>jsonl, verl, csv or trl</small>
-        </label>
-        <label>
-          <span>{SETTING_LABELS.gapKey}</span>
-          <input type="text" value={settings.gapKey} placeholder="default for the format" onChange={(e) => set('gapKey', e.currentTarget.value)} />
-          <small>g = token-mean(log π_T − log π_old)</small>
-        </label>
-        <label>
-          <span>{SETTING_LABELS.valKey}</span>
-          <input type="text" value={settings.valKey} placeholder="default for the format" onChange={(e) => set('valKey', e.currentTarget.value)} />
-          <small>the validation score S</small>
-        </label>
+        <Field label={SETTING_LABELS.schedule} hint="adaptive: ρ ≤ δ and η ≥ γ" invalid={invalid === 'schedule'}>
+          {(id, hintId) => (
+            <select
+              id={id}
+              aria-describedby={hintId}
+              value={settings.schedule}
+              onChange={(e) => set('schedule', e.currentTarget.value as ReplaySchedule)}
+            >
+              {REPLAY_SCHEDULES.map((s) => (
+                <option key={s} value={s}>
+                  {s}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field label={SETTING_LABELS.format} hint="jsonl, verl, csv or trl" invalid={false}>
+          {(id, hintId) => (
+            <select
+              id={id}
+              aria-describedby={hintId}
+              value={settings.format}
+              onChange={(e) => set('format', e.currentTarget.value as FormatChoice)}
+            >
+              <option value="auto">detect per file</option>
+              {LOG_FORMATS.map((f) => (
+                <option key={f} value={f}>
+                  {f}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field label={SETTING_LABELS.gapKey} hint="g = token-mean(log π_T − log π_old)" invalid={false}>
+          {(id, hintId) => (
+            <input
+              id={id}
+              aria-describedby={hintId}
+              type="text"
+              value={settings.gapKey}
+              placeholder="default for the format"
+              onChange={(e) => set('gapKey', e.currentTarget.value)}
+            />
+          )}
+        </Field>
+        <Field label={SETTING_LABELS.valKey} hint="the validation score S" invalid={false}>
+          {(id, hintId) => (
+            <input
+              id={id}
+              aria-describedby={hintId}
+              type="text"
+              value={settings.valKey}
+              placeholder="default for the format"
+              onChange={(e) => set('valKey', e.currentTarget.value)}
+            />
+          )}
+        </Field>
       </div>
       <button type="submit" className="primary" disabled={!canRun}>
         Run replay

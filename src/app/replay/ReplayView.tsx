@@ -1,10 +1,18 @@
 // The engineers' view: replay the RetireOPD retirement gate (METHODS.md §4) over the log of a real verl/TRL run,
 // in the page (the core replay is pure TypeScript), with the same defaults and results as `npm run replay`.
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { LogFilePicker, type LoadedLog } from './LogFilePicker';
 import { ReplayResults } from './ReplayResults';
 import { ReplaySettingsForm } from './ReplaySettingsForm';
-import { DEFAULT_SETTINGS, replaySeries, runReplay, thresholds, type ReplayOutcome, type ReplaySettings } from './replayModel';
+import { replayInbox } from './replayInbox';
+import {
+  DEFAULT_SETTINGS,
+  replaySeries,
+  runReplay,
+  thresholds,
+  type ReplayOutcome,
+  type ReplaySettings,
+} from './replayModel';
 
 interface Ran {
   outcome: ReplayOutcome;
@@ -14,9 +22,22 @@ interface Ran {
 }
 
 export function ReplayView() {
-  const [logs, setLogs] = useState<LoadedLog[]>([]);
-  const [settings, setSettings] = useState<ReplaySettings>(DEFAULT_SETTINGS);
-  const [ran, setRan] = useState<Ran | null>(null);
+  // a log handed over by another view (Train's "replay this run") is replayed at once
+  const [handoff] = useState(() => replayInbox.getState().pending);
+  const [logs, setLogs] = useState<LoadedLog[]>(handoff?.logs ?? []);
+  const [settings, setSettings] = useState<ReplaySettings>(handoff?.settings ?? DEFAULT_SETTINGS);
+  const [ran, setRan] = useState<Ran | null>(() =>
+    handoff
+      ? {
+          outcome: runReplay(handoff.logs, handoff.settings),
+          settings: handoff.settings,
+          files: handoff.logs.map((l) => l.name),
+        }
+      : null,
+  );
+  useEffect(() => {
+    if (handoff) replayInbox.setState({ pending: null });
+  }, [handoff]);
 
   const run = (files = logs, with_ = settings) => {
     if (files.length === 0) return;
@@ -33,7 +54,9 @@ export function ReplayView() {
   const series = useMemo(() => (outcome?.ok ? replaySeries(outcome.result) : null), [outcome]);
   const failure = outcome && !outcome.ok ? outcome.failure : null;
   const stale =
-    ran !== null && (JSON.stringify(ran.settings) !== JSON.stringify(settings) || ran.files.join('\n') !== logs.map((l) => l.name).join('\n'));
+    ran !== null &&
+    (JSON.stringify(ran.settings) !== JSON.stringify(settings) ||
+      ran.files.join('\n') !== logs.map((l) => l.name).join('\n'));
 
   return (
     <section className="view" aria-labelledby="replay-title">
@@ -56,11 +79,19 @@ export function ReplayView() {
       </div>
       {failure ? (
         <div role="alert" className="error-box" data-testid="replay-error">
-          <strong>{failure.kind === 'input' ? 'The log cannot be replayed' : failure.kind === 'setting' ? 'Check the settings' : 'Replay failed'}</strong>
+          <strong>
+            {failure.kind === 'input'
+              ? 'The log cannot be replayed'
+              : failure.kind === 'setting'
+                ? 'Check the settings'
+                : 'Replay failed'}
+          </strong>
           <pre>{failure.message}</pre>
         </div>
       ) : null}
-      {stale && outcome?.ok ? <p className="muted">Settings or files changed since this replay: run it again to update.</p> : null}
+      {stale && outcome?.ok ? (
+        <p className="muted">Settings or files changed since this replay: run it again to update.</p>
+      ) : null}
       {outcome?.ok && series && ran ? (
         <ReplayResults result={outcome.result} series={series} {...thresholds(ran.settings)} />
       ) : null}

@@ -82,7 +82,8 @@ class SettingError extends Error {
 function readNumber(settings: ReplaySettings, name: SettingName, required: boolean): number | undefined {
   const text = String(settings[name]).trim();
   if (text === '') {
-    if (required) throw new SettingError(name, `${SETTING_LABELS[name]} is required (the teacher's validation score, > 0)`);
+    if (required)
+      throw new SettingError(name, `${SETTING_LABELS[name]} is required (the teacher's validation score, > 0)`);
     return undefined;
   }
   const value = Number(text);
@@ -142,7 +143,8 @@ export function describeFailure(error: unknown): ReplayFailure {
 /** Run the core replay over the files with the form's settings. */
 export function runReplay(sources: readonly LogSource[], settings: ReplaySettings): ReplayOutcome {
   try {
-    if (sources.length === 0) return { ok: false, failure: { kind: 'internal', message: 'choose or drop a log file first' } };
+    if (sources.length === 0)
+      return { ok: false, failure: { kind: 'internal', message: 'choose or drop a log file first' } };
     const options = settingsToOptions(settings);
     return { ok: true, result: replayGate(sources, options) };
   } catch (error) {
@@ -165,10 +167,7 @@ export interface ReplaySeries {
 export function replaySeries(result: ReplayResult, maxPoints?: number): ReplaySeries {
   const e = result.evaluations;
   const series = (pick: (row: (typeof e)[number]) => number | null) =>
-    downsampleSeries(
-      finitePoints(e.map((row) => ({ x: row.step, y: pick(row) }))),
-      maxPoints,
-    );
+    downsampleSeries(finitePoints(e.map((row) => ({ x: row.step, y: pick(row) }))), maxPoints);
   return {
     windowMean: series((r) => r.k_window_mean),
     alignment: series((r) => r.alignment_progress),

@@ -1,8 +1,54 @@
 // The finished run's key numbers (summary.json's content): test success, pass@k, S_T, the gate's outcome and the
 // step time before and after the teacher retired.
-import { useRun } from './runStoreInstance';
+import { handToReplay } from '../replay/replayInbox';
+import { metricsJsonl, replaySettingsFor } from './runExport';
+import { runStore, useRun } from './runStoreInstance';
 
-const pct = (x: number | null | undefined) => (typeof x === 'number' && Number.isFinite(x) ? `${(100 * x).toFixed(1)}%` : '—');
+/** Save the student's metrics.jsonl, or replay the gate over it in the replay view (it must agree with the run). */
+function RunExport() {
+  const config = useRun((st) => st.config);
+  const summary = useRun((st) => st.summary);
+  if (!config || !summary) return null;
+  const lines = () => runStore.getState().steps.student;
+  const fileName = `${config.name}-seed${config.seed}-metrics.jsonl`;
+  const download = () => {
+    const url = URL.createObjectURL(new Blob([metricsJsonl(lines())], { type: 'application/x-ndjson' }));
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = fileName;
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  };
+  const settings = replaySettingsFor(config, summary.teacherPerformance);
+  const replay = () => {
+    if (!settings) return;
+    const text = metricsJsonl(lines());
+    handToReplay({ logs: [{ name: fileName, text, bytes: new TextEncoder().encode(text).length }], settings });
+    window.location.hash = 'replay';
+  };
+  return (
+    <div className="buttons export">
+      <button type="button" onClick={download} disabled={lines().length === 0}>
+        Download metrics.jsonl
+      </button>
+      <button
+        type="button"
+        onClick={replay}
+        disabled={!settings || lines().length === 0}
+        title={
+          settings
+            ? 'replay the gate over this run’s own log'
+            : `schedule ${config.student.schedule} does not depend on the log`
+        }
+      >
+        Replay this run’s gate
+      </button>
+    </div>
+  );
+}
+
+const pct = (x: number | null | undefined) =>
+  typeof x === 'number' && Number.isFinite(x) ? `${(100 * x).toFixed(1)}%` : '—';
 const ms = (x: number | null) => (x === null ? '—' : `${x.toFixed(0)} ms`);
 
 export function RunSummaryPanel() {
@@ -38,6 +84,7 @@ export function RunSummaryPanel() {
           {s.wallSeconds.toFixed(1)} s · {s.backend}
         </dd>
       </dl>
+      <RunExport />
     </section>
   );
 }

@@ -1,8 +1,10 @@
 // The Train view: pick a preset, a backend and a seed; run the whole pipeline in a Web Worker and watch the
 // student's gate (K̄ₘ, ρ, η), success, entropy and the SFT gradient cosine live, with the retirement marked.
 import { useEffect, useMemo, useState } from 'react';
+import { applyOverrides, ConfigError, type ExperimentConfig } from '../../core/experiment/config';
 import type { Preset } from '../../core/experiment/preset';
 import { MetricChart } from '../charts/MetricChart';
+import { Field } from '../Field';
 import { BACKEND_CHOICES, type BackendChoice } from '../worker/protocol';
 import { isActive } from '../worker/runState';
 import { fetchPresetCatalog, type PresetCatalog } from './presetCatalog';
@@ -11,7 +13,7 @@ import { runStore, useRun } from './runStoreInstance';
 import { trainSeries } from './trainSeries';
 
 const BACKEND_LABELS: Record<BackendChoice, string> = {
-  auto: 'auto (fastest that starts)',
+  auto: 'auto',
   webgpu: 'WebGPU',
   webgl: 'WebGL',
   wasm: 'WebAssembly',
@@ -19,7 +21,10 @@ const BACKEND_LABELS: Record<BackendChoice, string> = {
 };
 
 function usePresets(): { catalog: PresetCatalog | null; error: string | null } {
-  const [state, setState] = useState<{ catalog: PresetCatalog | null; error: string | null }>({ catalog: null, error: null });
+  const [state, setState] = useState<{ catalog: PresetCatalog | null; error: string | null }>({
+    catalog: null,
+    error: null,
+  });
   useEffect(() => {
     let live = true;
     fetchPresetCatalog().then(
@@ -39,6 +44,7 @@ function RunControls() {
   const [presetName, setPresetName] = useState('retire-shell');
   const [backend, setBackend] = useState<BackendChoice>('auto');
   const [seed, setSeed] = useState('0');
+  const [overrides, setOverrides] = useState('');
 
   const resolved = useMemo((): { preset: Preset | null; error: string | null } => {
     if (!catalog) return { preset: null, error: null };
@@ -50,11 +56,24 @@ function RunControls() {
   }, [catalog, presetName]);
   const seedValue = Number(seed);
   const seedError = Number.isSafeInteger(seedValue) && seedValue >= 0 ? null : 'seed: expected an integer ≥ 0';
+  // the preset, the seed, then `key=value` overrides (the CLI's --set), validated by the core
+  const run = useMemo((): { config: ExperimentConfig | null; error: string | null } => {
+    if (!resolved.preset || seedError) return { config: null, error: null };
+    const lines = overrides
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l !== '' && !l.startsWith('#'));
+    try {
+      return { config: applyOverrides({ ...resolved.preset.config, seed: seedValue }, lines), error: null };
+    } catch (e) {
+      const detail = e instanceof ConfigError ? e.messages.join('; ') : e instanceof Error ? e.message : String(e);
+      return { config: null, error: `overrides: ${detail}` };
+    }
+  }, [resolved.preset, seedError, seedValue, overrides]);
   const active = isActive(status);
 
   const start = () => {
-    if (!resolved.preset || seedError) return;
-    runStore.getState().start({ ...resolved.preset.config, seed: seedValue }, backend);
+    if (run.config) runStore.getState().start(run.config, backend);
   };
 
   return (
@@ -67,36 +86,78 @@ function RunControls() {
       }}
     >
       <div className="fields">
-        <label>
-          <span>preset</span>
-          <select value={presetName} disabled={active || !catalog} onChange={(e) => setPresetName(e.currentTarget.value)}>
-            {(catalog?.names ?? [presetName]).map((n) => (
-              <option key={n} value={n}>
-                {n}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          <span>backend</span>
-          <select value={backend} disabled={active} onChange={(e) => setBackend(e.currentTarget.value as BackendChoice)}>
-            {BACKEND_CHOICES.map((b) => (
-              <option key={b} value={b}>
-                {BACKEND_LABELS[b]}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className={seedError ? 'invalid' : undefined}>
-          <span>seed</span>
-          <input type="text" inputMode="numeric" value={seed} disabled={active} aria-invalid={seedError !== null} onChange={(e) => setSeed(e.currentTarget.value)} />
-        </label>
+        <Field label="preset">
+          {(id) => (
+            <select
+              id={id}
+              value={presetName}
+              disabled={active || !catalog}
+              onChange={(e) => setPresetName(e.currentTarget.value)}
+            >
+              {(catalog?.names ?? [presetName]).map((n) => (
+                <option key={n} value={n}>
+                  {n}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field label="backend" hint="auto: WebGPU → WebGL → WebAssembly → CPU, skipping software GPUs">
+          {(id, hintId) => (
+            <select
+              id={id}
+              aria-describedby={hintId}
+              value={backend}
+              disabled={active}
+              onChange={(e) => setBackend(e.currentTarget.value as BackendChoice)}
+            >
+              {BACKEND_CHOICES.map((b) => (
+                <option key={b} value={b}>
+                  {BACKEND_LABELS[b]}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field label="seed" invalid={seedError !== null}>
+          {(id) => (
+            <input
+              id={id}
+              type="text"
+              inputMode="numeric"
+              value={seed}
+              disabled={active}
+              aria-invalid={seedError !== null}
+              onChange={(e) => setSeed(e.currentTarget.value)}
+            />
+          )}
+        </Field>
+        <Field
+          label="overrides"
+          wide
+          invalid={run.error !== null}
+          hint="one key=value per line, applied over the preset as npm run experiment -- --set does"
+        >
+          {(id, hintId) => (
+            <textarea
+              id={id}
+              rows={2}
+              value={overrides}
+              disabled={active}
+              spellCheck={false}
+              placeholder={'student.schedule=never\nstudent.lambdaOpd=0.2'}
+              aria-invalid={run.error !== null}
+              aria-describedby={hintId}
+              onChange={(e) => setOverrides(e.currentTarget.value)}
+            />
+          )}
+        </Field>
       </div>
       <div className="buttons">
-        <button type="submit" className="primary" disabled={active || !resolved.preset || seedError !== null}>
+        <button type="submit" className="primary" disabled={active || run.config === null}>
           Start
         </button>
-        {status === 'paused' ? (
+        {status === 'paused' || status === 'pausing' ? (
           <button type="button" onClick={() => runStore.getState().resume()}>
             Resume
           </button>
@@ -112,10 +173,12 @@ function RunControls() {
       {resolved.preset ? (
         <p className="preset-description">
           {resolved.preset.description}
-          {resolved.preset.sweep ? ' (A sweep preset: this runs its base configuration; run the sweep with npm run sweep.)' : ''}
+          {resolved.preset.sweep
+            ? ' (A sweep preset: this runs its base configuration; run the sweep with npm run sweep.)'
+            : ''}
         </p>
       ) : null}
-      {[catalogError, resolved.error, seedError].filter(Boolean).map((m) => (
+      {[catalogError, resolved.error, seedError, run.error].filter(Boolean).map((m) => (
         <p key={m} role="alert" className="error">
           {m}
         </p>
@@ -126,7 +189,7 @@ function RunControls() {
 
 function RunStatusLine() {
   const s = useRun((st) => st);
-  if (s.status === 'idle') return <p className="muted">No run yet. Pause holds the run before its next rollout (SFT steps finish first).</p>;
+  if (s.status === 'idle') return <p className="muted">No run yet. Pause holds the run at the next step boundary.</p>;
   const pct = s.totalSteps > 0 ? Math.round((100 * s.step) / s.totalSteps) : 0;
   return (
     <div className="run-status" aria-label="run status">
@@ -134,7 +197,7 @@ function RunStatusLine() {
         {s.status}
       </span>
       <span data-testid="run-backend">backend: {s.backend ?? '…'}</span>
-      {s.stage ? (
+      {s.stage && s.totalSteps > 0 && isActive(s.status) ? (
         <span data-testid="run-progress">
           {s.stage} {s.step}/{s.totalSteps}
           <progress max={100} value={pct} />
@@ -188,6 +251,7 @@ function RunCharts() {
           { name: 'validation', points: series.validationSuccess, color: '#111827' },
         ]}
         marker={marker}
+        yDomain={[0, 1]}
         note="Student stage: training rollouts (blue) and validation (black)."
       />
       <MetricChart
@@ -231,8 +295,8 @@ export function TrainView() {
     <section className="view" aria-labelledby="train-title">
       <h2 id="train-title">Train</h2>
       <p className="lead">
-        Demonstrations → SFT → a skill-conditioned teacher (its score is S_T) → the skill-free student with GRPO + λ·OPD,
-        whose teacher retires when ρ ≤ δ and η ≥ γ. Everything runs in a Web Worker in this tab.
+        Demonstrations → SFT → a skill-conditioned teacher (its score is S_T) → the skill-free student with GRPO +
+        λ·OPD, whose teacher retires when ρ ≤ δ and η ≥ γ. Everything runs in a Web Worker in this tab.
       </p>
       <RunControls />
       <RunStatusLine />

@@ -3,7 +3,11 @@ import { useStore } from 'zustand';
 import { createRunStore, type WorkerLike } from '../worker/runStore';
 
 export const runStore = createRunStore(
-  () => new Worker(new URL('../worker/trainingWorker.ts', import.meta.url), { type: 'module', name: 'retirelab-trainer' }) as unknown as WorkerLike,
+  () =>
+    new Worker(new URL('../worker/trainingWorker.ts', import.meta.url), {
+      type: 'module',
+      name: 'retirelab-trainer',
+    }) as unknown as WorkerLike,
 );
 
-export const useRun = <T,>(selector: (s: ReturnType<typeof runStore.getState>) => T): T => useStore(runStore, selector);
+export const useRun = <T>(selector: (s: ReturnType<typeof runStore.getState>) => T): T => useStore(runStore, selector);

@@ -22,8 +22,14 @@ export function trainSeries(state: RunState, maxPoints?: number): TrainSeries {
   const student = state.steps.student;
   return {
     windowMean: downsampleSeries(finitePoints(state.windows.map((w) => ({ x: w.step, y: w.mean }))), maxPoints),
-    alignment: downsampleSeries(finitePoints(state.evaluations.map((e) => ({ x: e.step, y: e.alignment_progress }))), maxPoints),
-    competence: downsampleSeries(finitePoints(state.evaluations.map((e) => ({ x: e.step, y: e.competence_ratio }))), maxPoints),
+    alignment: downsampleSeries(
+      finitePoints(state.evaluations.map((e) => ({ x: e.step, y: e.alignment_progress }))),
+      maxPoints,
+    ),
+    competence: downsampleSeries(
+      finitePoints(state.evaluations.map((e) => ({ x: e.step, y: e.competence_ratio }))),
+      maxPoints,
+    ),
     rolloutSuccess: byStep(student, 'rollout/success_rate', maxPoints),
     validationSuccess: byStep(student, 'val/success_rate', maxPoints),
     entropy: byStep(student, 'actor/entropy', maxPoints),

@@ -30,13 +30,24 @@ export function toWireError(error: unknown): WireError {
   return { name: 'Error', message: String(error) };
 }
 
+/**
+ * Run control without messages: a worker busy training gets no turn to read its message queue (tfjs's wasm and cpu
+ * backends resolve their promises as microtasks), so where the page is cross-origin isolated it shares these flags
+ * (Int32Array over a SharedArrayBuffer). The worker reads them at every step boundary and blocks there with
+ * Atomics.wait while paused. Without isolation the page falls back to pause/resume/stop messages, which the worker
+ * reads before each rollout.
+ */
+export const CONTROL_STOP = 0;
+export const CONTROL_PAUSE = 1;
+export const CONTROL_SLOTS = 2;
+
 export type WorkerRequest =
   /** start a run of `config` (already validated by the page); one run at a time */
-  | { type: 'start'; id: number; config: ExperimentConfig; backend: BackendChoice }
-  /** hold the run before its next rollout (SFT steps have none: a pause during SFT takes effect when it ends) */
+  | { type: 'start'; id: number; config: ExperimentConfig; backend: BackendChoice; control: SharedArrayBuffer | null }
+  /** message fallback (no shared control flags): hold the run before its next rollout */
   | { type: 'pause'; id: number }
   | { type: 'resume'; id: number }
-  /** stop at the next step boundary; the trainer ends with a 'done' event of status 'interrupted' */
+  /** message fallback: stop at the next step boundary; the trainer ends with a 'done' event, status 'interrupted' */
   | { type: 'stop'; id: number };
 
 export type WorkerRequestType = WorkerRequest['type'];
@@ -50,10 +61,14 @@ export type WorkerResponse =
   | { type: 'backend'; id: number; backend: BackendName; skipped: { backend: BackendName; reason: string }[] }
   /** a trainer event of run `id` */
   | { type: 'event'; id: number; event: TrainerEvent }
+  /** run `id` is now held (paused), going again (running) or ending at the next step boundary (stopping) */
+  | { type: 'control'; id: number; state: RunControlState }
   /** run `id` ended without a 'done' event: the backend did not start or the trainer threw */
   | { type: 'failed'; id: number; error: WireError };
 
 export type WorkerResponseType = WorkerResponse['type'];
+
+export type RunControlState = 'paused' | 'running' | 'stopping';
 
 /** Compile-time exhaustiveness for switches over these unions. */
 export function assertNever(value: never, what: string): never {

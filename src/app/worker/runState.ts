@@ -7,7 +7,9 @@ import type { BackendName } from '../../engine/backend';
 import type { MetricsLine, StageName } from '../../engine/trainer/events';
 import { assertNever, type BackendChoice, type WireError, type WorkerRequest, type WorkerResponse } from './protocol';
 
-export type RunStatus = 'idle' | 'starting' | 'running' | 'paused' | 'stopping' | 'completed' | 'stopped' | 'failed';
+/** 'pausing': asked to pause, not yet held (the worker holds the run at its next step boundary or rollout). */
+export type RunStatus =
+  'idle' | 'starting' | 'running' | 'pausing' | 'paused' | 'stopping' | 'completed' | 'stopped' | 'failed';
 
 /** Stages whose steps carry metrics lines. */
 export type TrainedStage = 'sft' | 'teacher' | 'student';
@@ -65,7 +67,8 @@ export const INITIAL_RUN_STATE: RunState = {
 
 export type RunAction = { type: 'sent'; request: WorkerRequest } | { type: 'received'; response: WorkerResponse };
 
-export const isActive = (s: RunStatus) => s === 'starting' || s === 'running' || s === 'paused' || s === 'stopping';
+export const isActive = (s: RunStatus) =>
+  s === 'starting' || s === 'running' || s === 'pausing' || s === 'paused' || s === 'stopping';
 
 function addLog(state: RunState, entry: LogEntry): LogEntry[] {
   const log = [...state.log, entry];
@@ -83,13 +86,19 @@ function onSent(state: RunState, request: WorkerRequest): RunState {
         status: 'starting',
         config: request.config,
         backendChoice: request.backend,
-        log: [{ level: 'info', text: `starting ${request.config.name} (seed ${request.config.seed}, backend ${request.backend})` }],
+        log: [
+          {
+            level: 'info',
+            text: `starting ${request.config.name} (seed ${request.config.seed}, backend ${request.backend})`,
+          },
+        ],
       };
     case 'stop':
       return isActive(state.status) ? { ...state, status: 'stopping' } : state;
     case 'pause':
+      return state.status === 'running' ? { ...state, status: 'pausing' } : state;
     case 'resume':
-      // the status changes when the worker acknowledges
+      // the status changes when the worker says it runs again
       return state;
     default:
       return assertNever(request, 'request');
@@ -105,10 +114,14 @@ function onEvent(state: RunState, event: Extract<WorkerResponse, { type: 'event'
           stage: event.stage,
           step: 0,
           totalSteps: event.totalSteps,
-          log: addLog(state, { level: 'info', text: `${event.stage}: ${event.totalSteps} steps${event.detail ? ` — ${event.detail}` : ''}` }),
+          log: addLog(state, {
+            level: 'info',
+            text: `${event.stage}: ${event.totalSteps} steps${event.detail ? ` — ${event.detail}` : ''}`,
+          }),
         };
       }
-      if (event.status === 'skipped') return { ...state, log: addLog(state, { level: 'info', text: `${event.stage}: skipped` }) };
+      if (event.status === 'skipped')
+        return { ...state, log: addLog(state, { level: 'info', text: `${event.stage}: skipped` }) };
       return state;
     case 'step': {
       const next = { ...state, stage: event.stage, step: event.step, totalSteps: event.totalSteps };
@@ -129,7 +142,10 @@ function onEvent(state: RunState, event: Extract<WorkerResponse, { type: 'event'
           schedule: event.schedule,
           teacherPerformance: event.teacherPerformance,
         },
-        log: addLog(state, { level: 'info', text: `the teacher retired at step ${event.triggerStep} (${event.schedule})` }),
+        log: addLog(state, {
+          level: 'info',
+          text: `the teacher retired at step ${event.triggerStep} (${event.schedule})`,
+        }),
       };
     case 'checkpoint':
       return { ...state, log: addLog(state, { level: 'info', text: `checkpoint ${event.name} (${event.reason})` }) };
@@ -143,13 +159,17 @@ function onEvent(state: RunState, event: Extract<WorkerResponse, { type: 'event'
       };
     case 'done': {
       const s = event.summary;
-      const status: RunStatus = s.status === 'completed' ? 'completed' : s.status === 'interrupted' ? 'stopped' : 'failed';
+      const status: RunStatus =
+        s.status === 'completed' ? 'completed' : s.status === 'interrupted' ? 'stopped' : 'failed';
       return {
         ...state,
         status,
         summary: s,
         error: s.error ? (state.error ?? { name: 'TrainerError', message: s.error }) : state.error,
-        log: addLog(state, { level: status === 'failed' ? 'error' : 'info', text: `run ${s.status} after ${s.wallSeconds.toFixed(1)} s` }),
+        log: addLog(state, {
+          level: status === 'failed' ? 'error' : 'info',
+          text: `run ${s.status} after ${s.wallSeconds.toFixed(1)} s`,
+        }),
       };
     }
     default:
@@ -161,14 +181,28 @@ function onReceived(state: RunState, response: WorkerResponse): RunState {
   if (response.id !== state.runId && !(response.type === 'ack' || response.type === 'rejected')) return state;
   switch (response.type) {
     case 'ack':
-      // pause/resume change nothing once the run is stopping or over
-      if (state.status !== 'running' && state.status !== 'paused') return state;
-      if (response.of === 'pause') return { ...state, status: 'paused' };
-      if (response.of === 'resume') return { ...state, status: 'running' };
+      // the request was taken; what it did is reported by 'control' and trainer events
       return state;
+    case 'control':
+      if (response.state === 'stopping') return isActive(state.status) ? { ...state, status: 'stopping' } : state;
+      // pause/resume change nothing once the run is stopping or over
+      if (state.status !== 'running' && state.status !== 'pausing' && state.status !== 'paused') return state;
+      return {
+        ...state,
+        status: response.state,
+        log: addLog(state, {
+          level: 'info',
+          text: response.state === 'paused' ? `paused at ${state.stage ?? ''} step ${state.step}` : 'resumed',
+        }),
+      };
     case 'rejected':
       if (response.of === 'start' && response.id === state.runId) {
-        return { ...state, status: 'failed', error: response.error, log: addLog(state, { level: 'error', text: response.error.message }) };
+        return {
+          ...state,
+          status: 'failed',
+          error: response.error,
+          log: addLog(state, { level: 'error', text: response.error.message }),
+        };
       }
       return { ...state, log: addLog(state, { level: 'warning', text: `${response.of}: ${response.error.message}` }) };
     case 'backend':
@@ -178,7 +212,10 @@ function onReceived(state: RunState, response: WorkerResponse): RunState {
         backend: response.backend,
         skippedBackends: response.skipped,
         log: addLog(
-          { ...state, log: [...state.log, ...response.skipped.map((s) => ({ level: 'warning' as const, text: s.reason }))] },
+          {
+            ...state,
+            log: [...state.log, ...response.skipped.map((s) => ({ level: 'warning' as const, text: s.reason }))],
+          },
           { level: 'info', text: `backend: ${response.backend}` },
         ),
       };

@@ -3,7 +3,15 @@
 // leaves nothing behind). `createWorker` is injectable so the store can be tested without a browser.
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { ExperimentConfig } from '../../core/experiment/config';
-import { toWireError, type BackendChoice, type WorkerRequest, type WorkerResponse } from './protocol';
+import {
+  CONTROL_PAUSE,
+  CONTROL_SLOTS,
+  CONTROL_STOP,
+  toWireError,
+  type BackendChoice,
+  type WorkerRequest,
+  type WorkerResponse,
+} from './protocol';
 import { INITIAL_RUN_STATE, isActive, reduceRun, type RunState } from './runState';
 
 /** What the store needs of a Worker (a real one in the page, a fake in tests). */
@@ -19,15 +27,30 @@ export interface RunActions {
   pause(): void;
   resume(): void;
   stop(): void;
-  /** forget a finished run (the charts empty) */
-  reset(): void;
 }
 
 export type RunStore = StoreApi<RunState & RunActions>;
 
-export function createRunStore(createWorker: () => WorkerLike): RunStore {
+/** Shared control flags need a cross-origin isolated page (COOP/COEP headers, as vite.config.ts serves). */
+export function canShareControl(): boolean {
+  return (
+    typeof SharedArrayBuffer !== 'undefined' &&
+    (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true
+  );
+}
+
+export function createRunStore(createWorker: () => WorkerLike, options: { sharedControl?: boolean } = {}): RunStore {
+  const shared = options.sharedControl ?? canShareControl();
   let worker: WorkerLike | null = null;
+  /** the current run's control flags (protocol.ts), or null: control by messages */
+  let flags: Int32Array | null = null;
   let nextId = 1;
+
+  const setFlag = (slot: number, value: 0 | 1) => {
+    if (!flags) return;
+    Atomics.store(flags, slot, value);
+    Atomics.notify(flags, slot);
+  };
 
   return createStore<RunState & RunActions>()((set, get) => {
     const dispatchResponse = (response: WorkerResponse) => {
@@ -39,7 +62,10 @@ export function createRunStore(createWorker: () => WorkerLike): RunStore {
     };
     const send = (request: WorkerRequest) => {
       set((s) => reduceRun(s, { type: 'sent', request }));
-      worker?.postMessage(request);
+      if (request.type === 'start' || flags === null) worker?.postMessage(request);
+      else if (request.type === 'pause') setFlag(CONTROL_PAUSE, 1);
+      else if (request.type === 'resume') setFlag(CONTROL_PAUSE, 0);
+      else if (request.type === 'stop') setFlag(CONTROL_STOP, 1);
     };
     return {
       ...INITIAL_RUN_STATE,
@@ -47,37 +73,42 @@ export function createRunStore(createWorker: () => WorkerLike): RunStore {
         if (isActive(get().status)) return;
         const id = nextId++;
         worker?.terminate();
+        const buffer = shared ? new SharedArrayBuffer(CONTROL_SLOTS * Int32Array.BYTES_PER_ELEMENT) : null;
+        flags = buffer ? new Int32Array(buffer) : null;
         try {
           worker = createWorker();
         } catch (error) {
-          set((s) => reduceRun(reduceRun(s, { type: 'sent', request: { type: 'start', id, config, backend } }), {
-            type: 'received',
-            response: { type: 'failed', id, error: toWireError(error) },
-          }));
+          set((s) =>
+            reduceRun(reduceRun(s, { type: 'sent', request: { type: 'start', id, config, backend, control: null } }), {
+              type: 'received',
+              response: { type: 'failed', id, error: toWireError(error) },
+            }),
+          );
           return;
         }
         worker.onmessage = (e) => dispatchResponse(e.data);
         worker.onerror = (e) => {
           e.preventDefault?.();
-          dispatchResponse({ type: 'failed', id, error: { name: 'WorkerError', message: e.message || 'the training worker failed to load' } });
+          dispatchResponse({
+            type: 'failed',
+            id,
+            error: { name: 'WorkerError', message: e.message || 'the training worker failed to load' },
+          });
         };
-        send({ type: 'start', id, config, backend });
+        send({ type: 'start', id, config, backend, control: buffer });
       },
       pause() {
         if (get().status === 'running') send({ type: 'pause', id: nextId++ });
       },
       resume() {
-        if (get().status === 'paused') send({ type: 'resume', id: nextId++ });
+        const status = get().status;
+        if (status === 'paused' || status === 'pausing') send({ type: 'resume', id: nextId++ });
       },
       stop() {
         const status = get().status;
         if (!isActive(status) || status === 'stopping') return;
         // the worker also releases a paused run so that it reaches the step boundary where it stops
         send({ type: 'stop', id: nextId++ });
-      },
-      reset() {
-        if (isActive(get().status)) return;
-        set({ ...INITIAL_RUN_STATE });
       },
     };
   });

@@ -12,7 +12,11 @@ export class TeacherCheckpointError extends Error {
   override name = 'TeacherCheckpointError';
 }
 
-export async function loadTeacher(cfg: ExperimentConfig, env: AgentEnv, fetcher: typeof fetch = fetch): Promise<WeightRecord[] | null> {
+export async function loadTeacher(
+  cfg: ExperimentConfig,
+  env: AgentEnv,
+  fetcher: typeof fetch = fetch,
+): Promise<WeightRecord[] | null> {
   const rel = cfg.teacher.checkpoint.replace(/^\/+|\/+$/g, '');
   if (rel === '') return null;
   const base = new URL(`${import.meta.env.BASE_URL}${rel}/`, self.location.origin);
@@ -20,7 +24,10 @@ export async function loadTeacher(cfg: ExperimentConfig, env: AgentEnv, fetcher:
   for (const name of FILES) {
     const url = new URL(name, base);
     const res = await fetcher(url);
-    if (!res.ok) throw new TeacherCheckpointError(`teacher.checkpoint: ${url.pathname} answered ${res.status} (expected ${FILES.join(', ')})`);
+    if (!res.ok)
+      throw new TeacherCheckpointError(
+        `teacher.checkpoint: ${url.pathname} answered ${res.status} (expected ${FILES.join(', ')})`,
+      );
     files.set(name, new Uint8Array(await res.arrayBuffer()));
   }
   const content = decodeCheckpoint(files, (raw) => raw);
@@ -31,6 +38,7 @@ export async function loadTeacher(cfg: ExperimentConfig, env: AgentEnv, fetcher:
   const diff = Object.entries(want)
     .filter(([k, v]) => have[k] !== v)
     .map(([k, v]) => `${k} ${String(have[k])} ≠ ${String(v)}`);
-  if (diff.length > 0) throw new TeacherCheckpointError(`teacher.checkpoint ${rel} was trained for another model/env: ${diff.join(', ')}`);
+  if (diff.length > 0)
+    throw new TeacherCheckpointError(`teacher.checkpoint ${rel} was trained for another model/env: ${diff.join(', ')}`);
   return fromHostRecords(weights);
 }

@@ -1,6 +1,7 @@
 // The training Web Worker (a module worker): starts a tfjs backend with fallback (webgpu → webgl → wasm → cpu),
 // builds the environment and the engine, runs the trainer, and posts its events to the page (protocol.ts).
-// Pause holds the run before its next rollout; stop asks the trainer to end at the next step boundary.
+// Pause and stop reach the trainer through RunControl (shared flags checked at every step boundary, or messages).
+import * as tf from '@tensorflow/tfjs';
 import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 import { createEnvFor } from '../../core/experiment/envFactory';
 import type { ExperimentConfig } from '../../core/experiment/config';
@@ -8,7 +9,16 @@ import { initBackend, type BackendName } from '../../engine/backend';
 import type { EnginePort } from '../../engine/trainer/enginePort';
 import { createEnginePort } from '../../engine/trainer/engineAdapter';
 import { Trainer } from '../../engine/trainer/trainer';
-import { assertNever, backendChain, toWireError, type BackendChoice, type WorkerRequest, type WorkerResponse } from './protocol';
+import {
+  assertNever,
+  backendChain,
+  toWireError,
+  type BackendChoice,
+  type WorkerRequest,
+  type WorkerResponse,
+} from './protocol';
+import { softwareEmulation } from './backendProbe';
+import { RunControl } from './runControl';
 import { loadTeacher } from './teacherLoader';
 import { WASM_FILE_URLS } from './wasmAssets';
 
@@ -20,34 +30,26 @@ const scope = self as unknown as WorkerScope;
 const post = (message: WorkerResponse) => scope.postMessage(message);
 
 setWasmPaths(WASM_FILE_URLS);
-
-/** Holds the run while paused: `wait()` resolves at once when running, else on resume. */
-class PauseGate {
-  private waiters: (() => void)[] = [];
-  paused = false;
-  pause(): void {
-    this.paused = true;
-  }
-  release(): void {
-    this.paused = false;
-    for (const w of this.waiters.splice(0)) w();
-  }
-  wait(): Promise<void> {
-    return this.paused ? new Promise((resolve) => this.waiters.push(resolve)) : Promise.resolve();
-  }
-}
+// The threaded wasm build's pthread workers break once Vite bundles and minifies the backend ("e is not defined"
+// in the production build): run the single-threaded SIMD build everywhere, so dev and production behave alike.
+tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
 
 interface Run {
   id: number;
-  trainer: Trainer | null;
-  stopRequested: boolean;
-  gate: PauseGate;
+  control: RunControl;
 }
 let run: Run | null = null;
 
 async function startBackend(id: number, choice: BackendChoice): Promise<BackendName> {
   const skipped: { backend: BackendName; reason: string }[] = [];
   for (const backend of backendChain(choice)) {
+    if (choice === 'auto' && (backend === 'webgpu' || backend === 'webgl')) {
+      const software = await softwareEmulation(backend);
+      if (software !== null) {
+        skipped.push({ backend, reason: software });
+        continue;
+      }
+    }
     try {
       await initBackend(backend);
       post({ type: 'backend', id, backend, skipped });
@@ -59,11 +61,11 @@ async function startBackend(id: number, choice: BackendChoice): Promise<BackendN
   throw new Error(`no tfjs backend starts here: ${skipped.map((s) => s.reason).join('; ')}`);
 }
 
-/** The engine, held at each rollout while the run is paused. */
-function pausable(engine: EnginePort, gate: PauseGate): EnginePort {
+/** The engine, with the run's pause/stop checked before each rollout. */
+function controlled(engine: EnginePort, control: RunControl): EnginePort {
   return {
     async rollout(request) {
-      await gate.wait();
+      await control.beforeRollout();
       return engine.rollout(request);
     },
     createOptimizer: (lr, variables) => engine.createOptimizer(lr, variables),
@@ -80,13 +82,16 @@ async function execute(current: Run, requested: ExperimentConfig, choice: Backen
     const trainer = new Trainer({
       config,
       env,
-      engine: pausable(createEnginePort(env), current.gate),
+      engine: controlled(createEnginePort(env), current.control),
       storage: null,
-      onEvent: (event) => post({ type: 'event', id, event }),
+      onEvent: (event) => {
+        post({ type: 'event', id, event });
+        // the step's event is its last act before the trainer's step boundary (checkpoint, stop)
+        if (event.type === 'step') current.control.atStepBoundary();
+      },
       shippedTeacher,
     });
-    current.trainer = trainer;
-    if (current.stopRequested) trainer.requestStop();
+    current.control.attach(trainer);
     try {
       await trainer.run();
     } finally {
@@ -103,10 +108,17 @@ function handle(request: WorkerRequest): void {
   switch (request.type) {
     case 'start': {
       if (run !== null) {
-        post({ type: 'rejected', id: request.id, of: 'start', error: { name: 'RunInProgress', message: `run ${run.id} is still going: stop it first` } });
+        post({
+          type: 'rejected',
+          id: request.id,
+          of: 'start',
+          error: { name: 'RunInProgress', message: `run ${run.id} is still going: stop it first` },
+        });
         return;
       }
-      const current: Run = { id: request.id, trainer: null, stopRequested: false, gate: new PauseGate() };
+      const id = request.id;
+      const flags = request.control ? new Int32Array(request.control) : null;
+      const current: Run = { id, control: new RunControl(flags, (state) => post({ type: 'control', id, state })) };
       run = current;
       post({ type: 'ack', id: request.id, of: 'start' });
       void execute(current, request.config, request.backend);
@@ -116,16 +128,17 @@ function handle(request: WorkerRequest): void {
     case 'resume':
     case 'stop': {
       if (run === null) {
-        post({ type: 'rejected', id: request.id, of: request.type, error: { name: 'NoRun', message: 'no run is going' } });
+        post({
+          type: 'rejected',
+          id: request.id,
+          of: request.type,
+          error: { name: 'NoRun', message: 'no run is going' },
+        });
         return;
       }
-      if (request.type === 'pause') run.gate.pause();
-      else if (request.type === 'resume') run.gate.release();
-      else {
-        run.stopRequested = true;
-        run.trainer?.requestStop();
-        run.gate.release();
-      }
+      if (request.type === 'pause') run.control.pause();
+      else if (request.type === 'resume') run.control.resume();
+      else run.control.stop();
       post({ type: 'ack', id: request.id, of: request.type });
       return;
     }

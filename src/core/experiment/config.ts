@@ -76,15 +76,18 @@ export const experimentConfigSchema = z.strictObject({
     geometryEvery: count(),
     /** held-out expert trajectories for observation CE (base vs SFT policy) */
     heldOutTasks: count(),
+    /**
+     * fraction of SFT demonstrations shown in the teacher's view (skill segment first), so that the teacher
+     * initialised from SFT can read its skill before its GRPO stage. 0 = the papers' recipe (student view only).
+     */
+    skillViewFraction: unit(),
   }),
   teacher: z.strictObject({
     /** GRPO steps of the skill-conditioned teacher (0 with a checkpoint = use it as is) */
     steps: count(),
     grpo: grpoSchema,
-    /** path (relative to the presets folder / run) of a shipped trained teacher; "" = train one */
+    /** a shipped trained teacher: checkpoint folder relative to public/ (or absolute); "" = train one */
     checkpoint: z.string(),
-    /** validation tasks for S_T (the SAME split and metric as the student's validation) */
-    validationTasks: posInt(),
   }),
   student: z.strictObject({
     steps: count(),
@@ -96,6 +99,7 @@ export const experimentConfigSchema = z.strictObject({
     lambdaOpd: nonNeg(),
     estimator: z.enum(ESTIMATOR_CHOICES),
     validationEvery: posInt(),
+    /** validation tasks (validation split, one sample each): the gate's S and also the teacher's S_T */
     validationTasks: posInt(),
     validationMetric: z.enum(VALIDATION_METRIC_CHOICES),
     gate: z.strictObject({
@@ -119,6 +123,8 @@ export const experimentConfigSchema = z.strictObject({
     backend: z.enum(BACKEND_CHOICES),
     /** checkpoint every N student/teacher steps (0 = only at stage ends and on interrupt) */
     checkpointEvery: count(),
+    /** periodic checkpoints kept (the newest N; stage-start checkpoints are always kept); 0 = keep all */
+    keepCheckpoints: count(),
   }),
 });
 
@@ -144,8 +150,16 @@ export const DEFAULT_CONFIG: ExperimentConfig = {
   env: { name: 'shell', seed: 1, misleadingSkillFraction: 0.2, invalidActionPenalty: 0.1 },
   model: { width: 64, layers: 2, heads: 4, mlp: 256 },
   demonstrations: { tasks: 256 },
-  sft: { steps: 60, batchSize: 32, learningRate: 3e-3, lambdaObs: 1, geometryEvery: 10, heldOutTasks: 32 },
-  teacher: { steps: 40, grpo: { ...DEFAULT_GRPO }, checkpoint: '', validationTasks: 64 },
+  sft: {
+    steps: 60,
+    batchSize: 32,
+    learningRate: 3e-3,
+    lambdaObs: 1,
+    geometryEvery: 10,
+    heldOutTasks: 32,
+    skillViewFraction: 0,
+  },
+  teacher: { steps: 40, grpo: { ...DEFAULT_GRPO }, checkpoint: '' },
   student: {
     steps: 80,
     grpo: { ...DEFAULT_GRPO },
@@ -158,7 +172,7 @@ export const DEFAULT_CONFIG: ExperimentConfig = {
     gate: { windowSize: 5, alignmentThreshold: 0, competenceThreshold: 0.9, denominatorEpsilon: 1e-8 },
   },
   evaluation: { testTasks: 64, passN: 16, passK: [1, 4, 16], probeTasks: 16, temperatures: [] },
-  runtime: { backend: 'wasm', checkpointEvery: 10 },
+  runtime: { backend: 'wasm', checkpointEvery: 10, keepCheckpoints: 3 },
 };
 
 /** A user error in a configuration: `messages` name each offending key and what was expected. */
@@ -310,11 +324,11 @@ export function parseOverride(assignment: string): Tree {
   return tree;
 }
 
-/** Apply `--set` assignments in order to a config; the result is validated. */
+/** Apply `--set` assignments (later ones win) to a config, then validate the result once. */
 export function applyOverrides(cfg: ExperimentConfig, assignments: readonly string[]): ExperimentConfig {
-  let out = cfg;
-  for (const a of assignments) out = resolveConfig(parseOverride(a), out, '--set');
-  return out;
+  let merged: Tree = {};
+  for (const a of assignments) merged = deepMerge(merged, parseOverride(a));
+  return resolveConfig(merged, cfg, '--set');
 }
 
 /** Dotted keys whose values differ between two configs (for refusing a resume into another config). */

@@ -38,7 +38,11 @@ export interface RunSummary {
   /** best and last student validation score */
   validation: { best: number; last: number } | null;
   test: PolicyEvaluation;
-  /** ActObs temperature control: success and argument-token entropy at each extra temperature */
+  /**
+   * ActObs temperature control (evaluation.temperatures non-empty): temperature 1 first, then each extra
+   * temperature: test success when sampling at T, and the mean entropy of softmax(logits/T) at action-argument
+   * positions of the fixed probe set (nats).
+   */
   temperatureControl: { temperature: number; successRate: number; argEntropy: number }[];
   /** mean wall ms per student step before and after retirement (null when a phase had no steps) */
   stepMs: { beforeRetirement: number | null; afterRetirement: number | null };

@@ -83,7 +83,10 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 function toTensorMap(entries: Record<string, HostTensor>, prefix: string): { name: string; tensor: tf.Tensor }[] {
-  return Object.entries(entries).map(([name, h]) => ({ name: `${prefix}/${name}`, tensor: tf.tensor(h.data, h.shape, h.dtype) }));
+  return Object.entries(entries).map(([name, h]) => ({
+    name: `${prefix}/${name}`,
+    tensor: tf.tensor(h.data, h.shape, h.dtype),
+  }));
 }
 
 /** Serialise a checkpoint's content into its files. Tensors created here are disposed here. */
@@ -142,7 +145,8 @@ export function decodeCheckpoint<S>(files: CheckpointFiles, validateState: (raw:
     );
   }
   const group = modelJson.weightsManifest[0];
-  if (!group || group.paths.length !== 1) throw new CheckpointError('model.json: expected one weights group with one path');
+  if (!group || group.paths.length !== 1)
+    throw new CheckpointError('model.json: expected one weights group with one path');
   const bin = get(group.paths[0] as string);
   // decodeWeights reads from an ArrayBuffer; copy so the slice starts at offset 0
   const buffer = bin.slice().buffer;
@@ -151,10 +155,14 @@ export function decodeCheckpoint<S>(files: CheckpointFiles, validateState: (raw:
   let offset = 0;
   for (const spec of group.weights) {
     const dtype = spec.dtype as 'float32' | 'int32';
-    if (dtype !== 'float32' && dtype !== 'int32') throw new CheckpointError(`weights.bin: unsupported dtype ${spec.dtype} of ${spec.name}`);
+    if (dtype !== 'float32' && dtype !== 'int32')
+      throw new CheckpointError(`weights.bin: unsupported dtype ${spec.dtype} of ${spec.name}`);
     const size = spec.shape.reduce((a, b) => a * b, 1);
     if (offset + size * 4 > buffer.byteLength) throw new CheckpointError(`weights.bin is truncated at ${spec.name}`);
-    const data = dtype === 'float32' ? new Float32Array(buffer, offset, size).slice() : new Int32Array(buffer, offset, size).slice();
+    const data =
+      dtype === 'float32'
+        ? new Float32Array(buffer, offset, size).slice()
+        : new Int32Array(buffer, offset, size).slice();
     offset += size * 4;
     const slash = spec.name.indexOf('/');
     const owner = spec.name.slice(0, slash);
@@ -163,7 +171,8 @@ export function decodeCheckpoint<S>(files: CheckpointFiles, validateState: (raw:
     if (owner === 'optimizer') optimizer[name] = host;
     else (models[owner] ??= {})[name] = host;
   }
-  if (offset !== buffer.byteLength) throw new CheckpointError(`weights.bin has ${buffer.byteLength - offset} bytes beyond the manifest`);
+  if (offset !== buffer.byteLength)
+    throw new CheckpointError(`weights.bin has ${buffer.byteLength - offset} bytes beyond the manifest`);
   return { models, optimizer, state: validateState(rawState), topology: modelJson.modelTopology };
 }
 

@@ -73,7 +73,10 @@ export class NodeCheckpointStorage implements CheckpointStorage {
   async list(): Promise<string[]> {
     try {
       const entries = await fs.readdir(this.root, { withFileTypes: true });
-      return entries.filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name).sort();
+      return entries
+        .filter((e) => e.isDirectory() && !e.name.startsWith('.'))
+        .map((e) => e.name)
+        .sort();
     } catch {
       return [];
     }

@@ -15,7 +15,11 @@ import type { RolloutOutput, TrainerOptimizer } from './enginePort';
 import { NonFiniteError, type StageName } from './events';
 import { disposeTensors, packSequences, toTensors, type PackedSequences } from './sequenceBatch';
 
-const SCALING: Record<GrpoConfig['advantage'], AdvantageScaling> = { group: 'group-std', batch: 'batch-std', none: 'none' };
+const SCALING: Record<GrpoConfig['advantage'], AdvantageScaling> = {
+  group: 'group-std',
+  batch: 'batch-std',
+  none: 'none',
+};
 
 /** Unpack a padded batch into per-row streams (to re-pack with a prefix). */
 function rows(p: PackedSequences): { tokens: Int32Array; classes: Int32Array }[] {
@@ -38,6 +42,28 @@ function shiftRows(x: Float32Array, from: PackedSequences, to: PackedSequences, 
     out.set(x.subarray(b * from.seqLen, b * from.seqLen + (from.lengths[b] as number)), b * to.seqLen + offset);
   }
   return out;
+}
+
+/**
+ * The teacher's log-probs of the student's targets, [B, T] (and its logits [B, T, V] when `withLogits`), from one
+ * batched forward with each row's skill segment prepended: teacher position S + t predicts student target t.
+ */
+export function teacherOnStudentTargets(
+  teacher: PolicyModel,
+  student: PackedSequences,
+  tasks: readonly Task[],
+  targets: tf.Tensor,
+  withLogits: boolean,
+): { logProbs: tf.Tensor; logits: tf.Tensor | null } {
+  const tv = withSkillPrefix(student, tasks);
+  const S = (tasks[0] as Task).skillTokens.length;
+  const out = tf.tidy(() => {
+    const tt = tf.tensor2d(tv.tokens, [tv.batch, tv.seqLen], 'int32');
+    const logits = tf.slice(teacher.forward(tt), [0, S, 0], [tv.batch, student.seqLen, -1]);
+    const lp = tokenLogProbs(logits, targets);
+    return withLogits ? [lp, logits] : [lp];
+  });
+  return { logProbs: out[0] as tf.Tensor, logits: out[1] ?? null };
 }
 
 export interface OpdPart {
@@ -76,7 +102,8 @@ export interface UpdateResult {
 export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
   const { rollout, tasks, groupSize, grpo, policy } = req;
   const groups: number[][] = [];
-  for (let i = 0; i < rollout.reward.length; i += groupSize) groups.push(Array.from(rollout.reward.subarray(i, i + groupSize)));
+  for (let i = 0; i < rollout.reward.length; i += groupSize)
+    groups.push(Array.from(rollout.reward.subarray(i, i + groupSize)));
   const adv = grpoAdvantages(groups, { scaling: SCALING[grpo.advantage], epsilon: grpo.advantageEpsilon });
   const advantages = Float32Array.from(adv.advantages.flat());
 
@@ -92,22 +119,19 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
   let teacherLP: tf.Tensor | null = null;
   let teacherLogits: tf.Tensor | null = null;
   let refLP: tf.Tensor | null = null;
-  const inject = (term: string, x: tf.Scalar): tf.Scalar => (req.injectNonFinite === term ? (tf.mul(x, NaN) as tf.Scalar) : x);
+  const inject = (term: string, x: tf.Scalar): tf.Scalar =>
+    req.injectNonFinite === term ? (tf.mul(x, NaN) as tf.Scalar) : x;
   try {
     if (req.opd) {
-      // one batched teacher forward with the skill prepended; positions S.. align with the student's
-      const tv = withSkillPrefix(student, tasks);
-      const S = (tasks[0] as Task).skillTokens.length;
-      const teacher = req.opd.teacher;
-      const needLogits = req.opd.estimator === 'full' && req.opd.coef > 0;
-      const out = tf.tidy(() => {
-        const tt = tf.tensor2d(tv.tokens, [tv.batch, tv.seqLen], 'int32');
-        const logits = tf.slice(teacher.forward(tt), [0, S, 0], [tv.batch, student.seqLen, -1]);
-        const lp = tokenLogProbs(logits, t.targets);
-        return needLogits ? [lp, logits] : [lp];
-      });
-      teacherLP = out[0] as tf.Tensor;
-      teacherLogits = out[1] ?? null;
+      const out = teacherOnStudentTargets(
+        req.opd.teacher,
+        student,
+        tasks,
+        t.targets,
+        req.opd.estimator === 'full' && req.opd.coef > 0,
+      );
+      teacherLP = out.logProbs;
+      teacherLogits = out.logits;
     }
     if (grpo.klBeta > 0 && req.reference) {
       const ref = req.reference;
@@ -117,8 +141,21 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
     const { value, grads, stats } = valueAndGradsWithStats(() => {
       const logits = policy.forward(t.tokens);
       const g = grpoLoss(
-        { logits, targets: t.targets, targetClasses: t.targetClasses, oldLogProbs: old, advantages: advT, ...(refLP ? { refLogProbs: refLP } : {}) },
-        { clipLow: grpo.clipLow, clipHigh: grpo.clipHigh, aggregation: grpo.aggregation, klCoef: grpo.klBeta, computeEntropy: true },
+        {
+          logits,
+          targets: t.targets,
+          targetClasses: t.targetClasses,
+          oldLogProbs: old,
+          advantages: advT,
+          ...(refLP ? { refLogProbs: refLP } : {}),
+        },
+        {
+          clipLow: grpo.clipLow,
+          clipHigh: grpo.clipHigh,
+          aggregation: grpo.aggregation,
+          klCoef: grpo.klBeta,
+          computeEntropy: true,
+        },
       );
       const grpoTerm = inject('grpo', g.loss);
       const s: Record<string, tf.Scalar> = {};
@@ -129,7 +166,14 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
         s['opd/gap'] = opdGap(teacherLP, old, t.targetClasses);
         if (opd.coef > 0) {
           const o = opdLoss(
-            { logits, targets: t.targets, targetClasses: t.targetClasses, oldLogProbs: old, teacherLogProbs: teacherLP, ...(teacherLogits ? { teacherLogits } : {}) },
+            {
+              logits,
+              targets: t.targets,
+              targetClasses: t.targetClasses,
+              oldLogProbs: old,
+              teacherLogProbs: teacherLP,
+              ...(teacherLogits ? { teacherLogits } : {}),
+            },
             opd.estimator,
           );
           const opdTerm = inject('opd', o.loss);
@@ -146,7 +190,8 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
       const host = await readStats({ ...stats, loss: value });
       for (const term of ['grpo', 'opd'] as const) {
         const v = host[`term/${term}`];
-        if (v !== undefined && !Number.isFinite(v)) throw new NonFiniteError(req.stage, req.step, term, `${term} loss = ${v}`);
+        if (v !== undefined && !Number.isFinite(v))
+          throw new NonFiniteError(req.stage, req.step, term, `${term} loss = ${v}`);
       }
       const normSq = host['grad/norm_sq'] as number;
       if (!Number.isFinite(normSq)) throw new NonFiniteError(req.stage, req.step, 'gradient', `‖∇‖² = ${normSq}`);

@@ -9,7 +9,7 @@ import { actObsLoss } from '../losses/actObsLoss';
 import { klFromInit } from '../losses/evalMetrics';
 import { actObsGradientGeometry } from '../losses/gradientGeometry';
 import { actionMask, classMask, disposeStats, readStats, valueAndGradsWithStats } from '../losses/lossTypes';
-import { tokenLogProbs } from '../losses/tokenLogProbs';
+import { tokenEntropy, tokenLogProbs } from '../losses/tokenLogProbs';
 import { TokenClass } from '../../core/env/types';
 import type { PolicyModel } from '../model';
 import type { TrainerOptimizer } from './enginePort';
@@ -46,11 +46,18 @@ export async function sftStep(req: SftStepRequest): Promise<Record<string, numbe
   const { model, demos, cfg } = req;
   if (demos.train.length === 0) throw new Error('sft: no demonstrations (demonstrations.tasks is 0 but sft.steps > 0)');
   const rng = createRng(req.seed);
-  const batch = Array.from({ length: cfg.sft.batchSize }, () => demos.train[rng.int(demos.train.length)] as Trajectory);
+  const batch = Array.from({ length: cfg.sft.batchSize }, () => {
+    const d = demos.train[rng.int(demos.train.length)] as Trajectory;
+    const skill = cfg.sft.skillViewFraction > 0 && rng.next() < cfg.sft.skillViewFraction;
+    return skill ? { ...d, prefix: d.task.skillTokens } : d;
+  });
   const t = toTensors(packSequences(batch));
   try {
     const { value, grads, stats } = valueAndGradsWithStats(() => {
-      const out = actObsLoss({ logits: model.forward(t.tokens), targets: t.targets, targetClasses: t.targetClasses }, cfg.sft.lambdaObs);
+      const out = actObsLoss(
+        { logits: model.forward(t.tokens), targets: t.targets, targetClasses: t.targetClasses },
+        cfg.sft.lambdaObs,
+      );
       const loss = req.injectNonFinite === 'sft' ? (tf.mul(out.loss, NaN) as tf.Scalar) : out.loss;
       return { loss, stats: out.stats };
     }, model.trainableVariables);
@@ -71,7 +78,12 @@ export async function sftStep(req: SftStepRequest): Promise<Record<string, numbe
       };
       const every = cfg.sft.geometryEvery;
       if (every > 0 && req.step % every === 0) {
-        const geo = await actObsGradientGeometry(() => model.forward(t.tokens), t.targets, t.targetClasses, model.trainableVariables);
+        const geo = await actObsGradientGeometry(
+          () => model.forward(t.tokens),
+          t.targets,
+          t.targetClasses,
+          model.trainableVariables,
+        );
         m['sft/grad_cosine'] = geo.cosine;
         m['sft/grad_norm_ratio'] = geo.normRatio;
       }
@@ -94,7 +106,11 @@ export interface ProbeResult {
 }
 
 /** Token-weighted CE per stream (and KL to `init` on action positions) over trajectories, in chunks of 32. */
-export async function evaluateProbes(model: PolicyModel, trajs: readonly Trajectory[], init?: PolicyModel): Promise<ProbeResult> {
+export async function evaluateProbes(
+  model: PolicyModel,
+  trajs: readonly Trajectory[],
+  init?: PolicyModel,
+): Promise<ProbeResult> {
   const acc = { obs: 0, obsN: 0, act: 0, actN: 0, kl: 0 };
   for (let i = 0; i < trajs.length; i += 32) {
     const t = toTensors(packSequences(trajs.slice(i, i + 32)));
@@ -122,4 +138,34 @@ export async function evaluateProbes(model: PolicyModel, trajs: readonly Traject
     actionCe: acc.actN ? acc.act / acc.actN : NaN,
     klFromInit: init ? (acc.actN ? acc.kl / acc.actN : NaN) : null,
   };
+}
+
+/**
+ * Mean entropy (nats) of the temperature-T sampling distribution softmax(logits / T) at the positions that predict
+ * action-head and action-argument targets of a fixed probe set (expert trajectories): the "entropy at temperature T"
+ * the ActObs temperature control matches.
+ */
+export async function probeEntropyAt(
+  model: PolicyModel,
+  trajs: readonly Trajectory[],
+  temperature: number,
+): Promise<{ actionHead: number; actionArg: number }> {
+  const acc = { head: 0, headN: 0, arg: 0, argN: 0 };
+  for (let i = 0; i < trajs.length; i += 32) {
+    const t = toTensors(packSequences(trajs.slice(i, i + 32)));
+    const packed = tf.tidy(() => {
+      const h = tokenEntropy(tf.div(model.forward(t.tokens), temperature)); // [B, T]
+      const mH = classMask(t.targetClasses, TokenClass.actionHead);
+      const mA = classMask(t.targetClasses, TokenClass.actionArg);
+      return tf.stack([tf.sum(tf.mul(h, mH)), tf.sum(mH), tf.sum(tf.mul(h, mA)), tf.sum(mA)]);
+    });
+    const d = await packed.data();
+    packed.dispose();
+    disposeTensors(t);
+    acc.head += d[0] as number;
+    acc.headN += d[1] as number;
+    acc.arg += d[2] as number;
+    acc.argN += d[3] as number;
+  }
+  return { actionHead: acc.headN ? acc.head / acc.headN : NaN, actionArg: acc.argN ? acc.arg / acc.argN : NaN };
 }

@@ -17,13 +17,19 @@ import { encodeCheckpoint, type CheckpointContent, type CheckpointStorage, type 
 import type { EnginePort, RolloutOutput, TrainerOptimizer } from './enginePort';
 import { NonFiniteError, STAGE_NAMES, type MetricsLine, type StageName, type TrainerEventSink } from './events';
 import { policyUpdate } from './policyUpdate';
-import { evaluateProbes, sftStep, type Demonstrations, buildDemonstrations } from './sftStage';
+import { buildDemonstrations, evaluateProbes, probeEntropyAt, sftStep, type Demonstrations } from './sftStage';
 import { freshCounters, RNG_SCHEME, TRAINER_STATE_VERSION, type TrainerState } from './trainerState';
 
 const STAGE_SALT: Record<StageName, number> = { demonstrations: 11, sft: 12, teacher: 13, student: 14, evaluation: 15 };
 const PURPOSE = { tasks: 1, sample: 2, validation: 3, test: 4, probe: 5 } as const;
 /** task indices of each stage's training draws start here, so teacher and student see different tasks */
-const TASK_OFFSET: Record<StageName, number> = { demonstrations: 0, sft: 0, teacher: 1_000_000, student: 2_000_000, evaluation: 0 };
+const TASK_OFFSET: Record<StageName, number> = {
+  demonstrations: 0,
+  sft: 0,
+  teacher: 1_000_000,
+  student: 2_000_000,
+  evaluation: 0,
+};
 
 export interface TrainerOptions {
   config: ExperimentConfig;
@@ -84,18 +90,20 @@ export class Trainer {
     this.emit = opts.onEvent;
     this.clock = opts.clock ?? (() => (typeof performance !== 'undefined' ? performance.now() : Date.now()));
     this.modelConfig = modelConfigFor(this.cfg, opts.env);
-    this.state = opts.resume ? structuredClone(opts.resume.state) : {
-      version: TRAINER_STATE_VERSION,
-      config: this.cfg,
-      stage: 'demonstrations',
-      step: 0,
-      rng: { scheme: RNG_SCHEME, seed: this.cfg.seed },
-      sft: null,
-      teacherPerformance: null,
-      schedule: null,
-      counters: freshCounters(),
-      wallSeconds: 0,
-    };
+    this.state = opts.resume
+      ? structuredClone(opts.resume.state)
+      : {
+          version: TRAINER_STATE_VERSION,
+          config: this.cfg,
+          stage: 'demonstrations',
+          step: 0,
+          rng: { scheme: RNG_SCHEME, seed: this.cfg.seed },
+          sft: null,
+          teacherPerformance: null,
+          schedule: null,
+          counters: freshCounters(),
+          wallSeconds: 0,
+        };
   }
 
   /** Ask the run to stop at the next step boundary; it writes a checkpoint first (Ctrl-C). */
@@ -107,7 +115,11 @@ export class Trainer {
   private readonly stages: { name: StageName; steps: () => number; run: (from: number) => Promise<void> }[] = [
     { name: 'demonstrations', steps: () => 0, run: async () => this.ensureDemos() },
     { name: 'sft', steps: () => this.cfg.sft.steps, run: (from) => this.runSft(from) },
-    { name: 'teacher', steps: () => (this.opts.shippedTeacher ? 0 : this.cfg.teacher.steps), run: (from) => this.runTeacher(from) },
+    {
+      name: 'teacher',
+      steps: () => (this.opts.shippedTeacher ? 0 : this.cfg.teacher.steps),
+      run: (from) => this.runTeacher(from),
+    },
     { name: 'student', steps: () => this.cfg.student.steps, run: (from) => this.runStudent(from) },
     { name: 'evaluation', steps: () => 0, run: async () => undefined },
   ];
@@ -127,6 +139,17 @@ export class Trainer {
         const from = i === startIndex ? this.state.step : 0;
         this.state.stage = stage.name;
         this.state.step = from;
+        if (stage.name === 'teacher' && this.cfg.student.schedule === 'none') {
+          // pure GRPO never runs the teacher: no teacher to train, no S_T to measure
+          this.emit({
+            type: 'stage',
+            stage: stage.name,
+            status: 'skipped',
+            totalSteps: 0,
+            detail: 'schedule none never runs the teacher',
+          });
+          continue;
+        }
         this.emit({ type: 'stage', stage: stage.name, status: 'start', totalSteps: stage.steps() });
         if (stage.name === 'evaluation') {
           ({ test, tempControl } = await this.runEvaluation());
@@ -190,7 +213,8 @@ export class Trainer {
       const m = name === 'init' ? this.models.init : (this.models[name] = this.newModel(name));
       m.setWeights(fromHostRecords(host));
     }
-    if (this.state.schedule) this.schedule = LambdaSchedule.fromJSON(this.state.schedule, this.cfg.student.schedule, this.gateConfig());
+    if (this.state.schedule)
+      this.schedule = LambdaSchedule.fromJSON(this.state.schedule, this.cfg.student.schedule, this.gateConfig());
   }
 
   private async checkpoint(reason: 'periodic' | 'stage-end' | 'interrupt'): Promise<void> {
@@ -212,6 +236,22 @@ export class Trainer {
     const name = `${state.stage}-${String(state.step).padStart(6, '0')}`;
     await storage.write(name, files);
     this.emit({ type: 'checkpoint', name, stage: state.stage, step: state.step, reason });
+    await this.pruneCheckpoints(storage, name);
+  }
+
+  /** Keep the newest runtime.keepCheckpoints mid-stage checkpoints (and every stage-start one, step 0). */
+  private async pruneCheckpoints(storage: CheckpointStorage, newest: string): Promise<void> {
+    const keep = this.cfg.runtime.keepCheckpoints;
+    if (keep === 0) return;
+    const order = (n: string): number => {
+      const m = /^([a-z]+)-(\d+)$/.exec(n);
+      return m ? STAGE_NAMES.indexOf(m[1] as StageName) * 1e7 + Number(m[2]) : -1;
+    };
+    const mid = (await storage.list())
+      .filter((n) => order(n) >= 0 && !n.endsWith('-000000') && n !== newest)
+      .sort((a, b) => order(a) - order(b));
+    const excess = mid.length - (keep - 1);
+    for (const n of mid.slice(0, Math.max(0, excess))) await storage.remove(n);
   }
 
   /** After each completed step: periodic checkpoint, and the stop request (checkpoint, then stop). */
@@ -252,7 +292,13 @@ export class Trainer {
     const init = this.models.init!;
     if (from === 0) {
       const base = await evaluateProbes(init, demos.heldOut);
-      this.state.sft = { observationCeBase: base.observationCe, actionCeBase: base.actionCe, observationCe: base.observationCe, actionCe: base.actionCe, gradientCosineLast: null };
+      this.state.sft = {
+        observationCeBase: base.observationCe,
+        actionCeBase: base.actionCe,
+        observationCe: base.observationCe,
+        actionCe: base.actionCe,
+        gradientCosineLast: null,
+      };
     }
     const steps = this.cfg.sft.steps;
     if (steps === 0) return;
@@ -268,8 +314,15 @@ export class Trainer {
         seed: hashInts(this.cfg.seed, STAGE_SALT.sft, k, PURPOSE.tasks),
         injectNonFinite: this.inject('sft', k),
       });
-      if (m['sft/grad_cosine'] !== undefined && this.state.sft) this.state.sft.gradientCosineLast = m['sft/grad_cosine'];
-      this.emit({ type: 'step', stage: 'sft', step: k, totalSteps: steps, metrics: { step: k, ...m, 'time/step_ms': this.clock() - t0 } });
+      if (m['sft/grad_cosine'] !== undefined && this.state.sft)
+        this.state.sft.gradientCosineLast = m['sft/grad_cosine'];
+      this.emit({
+        type: 'step',
+        stage: 'sft',
+        step: k,
+        totalSteps: steps,
+        metrics: { step: k, ...m, 'time/step_ms': this.clock() - t0 },
+      });
       await this.afterStep(k);
     }
     const after = await evaluateProbes(init, demos.heldOut);
@@ -310,9 +363,12 @@ export class Trainer {
     };
   }
 
-  /** A validation score: one sample per validation task at temperature 1, the same sampling seed every time. */
+  /**
+   * A validation score (the gate's S, and S_T for the teacher in its skill view): one sample per validation task
+   * at temperature 1 with the same sampling seed every time, scored with student.validationMetric.
+   */
   private async validationScore(policy: PolicyModel, withSkill: boolean): Promise<number> {
-    const n = withSkill ? this.cfg.teacher.validationTasks : this.cfg.student.validationTasks;
+    const n = this.cfg.student.validationTasks;
     const tasks = Array.from({ length: n }, (_, i) => this.opts.env.task('validation', i));
     const r = await this.opts.engine.rollout({
       policy,
@@ -322,7 +378,8 @@ export class Trainer {
       seed: hashInts(this.cfg.seed, PURPOSE.validation),
     });
     let s = 0;
-    for (let i = 0; i < n; i++) s += this.cfg.student.validationMetric === 'success_rate' ? (r.success[i] as number) : (r.reward[i] as number);
+    for (let i = 0; i < n; i++)
+      s += this.cfg.student.validationMetric === 'success_rate' ? (r.success[i] as number) : (r.reward[i] as number);
     return s / n;
   }
 
@@ -340,16 +397,44 @@ export class Trainer {
     for (let k = from + 1; k <= steps; k++) {
       const t0 = this.clock();
       const tasks = this.repeat(this.trainTasks('teacher', k, g.tasksPerStep), g.groupSize);
-      const r = await this.opts.engine.rollout({ policy: teacher, tasks, withSkill: true, temperature: g.temperature, seed: hashInts(this.cfg.seed, STAGE_SALT.teacher, k, PURPOSE.sample) });
-      const u = await policyUpdate({ stage: 'teacher', step: k, policy: teacher, optimizer: this.optimizer!, rollout: r, tasks, groupSize: g.groupSize, grpo: g, withSkill: true, opd: null, reference: g.klBeta > 0 ? init : null, injectNonFinite: this.inject('teacher', k) });
-      this.emit({ type: 'step', stage: 'teacher', step: k, totalSteps: steps, metrics: { step: k, ...this.rolloutMetrics(r), ...u.metrics, 'time/step_ms': this.clock() - t0 } });
+      const r = await this.opts.engine.rollout({
+        policy: teacher,
+        tasks,
+        withSkill: true,
+        temperature: g.temperature,
+        seed: hashInts(this.cfg.seed, STAGE_SALT.teacher, k, PURPOSE.sample),
+      });
+      const u = await policyUpdate({
+        stage: 'teacher',
+        step: k,
+        policy: teacher,
+        optimizer: this.optimizer!,
+        rollout: r,
+        tasks,
+        groupSize: g.groupSize,
+        grpo: g,
+        withSkill: true,
+        opd: null,
+        reference: g.klBeta > 0 ? init : null,
+        injectNonFinite: this.inject('teacher', k),
+      });
+      this.emit({
+        type: 'step',
+        stage: 'teacher',
+        step: k,
+        totalSteps: steps,
+        metrics: { step: k, ...this.rolloutMetrics(r), ...u.metrics, 'time/step_ms': this.clock() - t0 },
+      });
       await this.afterStep(k);
     }
     // frozen from here on; S_T on the validation split with the gate's metric
     let sT = await this.validationScore(teacher, true);
     if (!(sT > 0)) {
-      const floor = 1 / (2 * this.cfg.teacher.validationTasks);
-      this.emit({ type: 'warning', message: `teacher validation score S_T = ${sT} is not > 0; the gate needs S_T > 0, using ${floor} (half of one success) instead` });
+      const floor = 1 / (2 * this.cfg.student.validationTasks);
+      this.emit({
+        type: 'warning',
+        message: `teacher validation score S_T = ${sT} is not > 0; the gate needs S_T > 0, using ${floor} (half of one success) instead`,
+      });
       sT = floor;
     }
     this.state.teacherPerformance = sT;
@@ -369,7 +454,7 @@ export class Trainer {
 
   private async runStudent(from: number): Promise<void> {
     const init = this.models.init!;
-    const teacher = this.models.teacher!;
+    const teacher = this.models.teacher;
     if (!this.models.student) {
       this.models.student = this.newModel('student');
       this.models.student.copyWeightsFrom(init);
@@ -386,7 +471,13 @@ export class Trainer {
       const wasRetired = schedule.retired;
       const plan = schedule.beginStep(k);
       const tasks = this.repeat(this.trainTasks('student', k, g.tasksPerStep), g.groupSize);
-      const r = await this.opts.engine.rollout({ policy: student, tasks, withSkill: false, temperature: g.temperature, seed: hashInts(this.cfg.seed, STAGE_SALT.student, k, PURPOSE.sample) });
+      const r = await this.opts.engine.rollout({
+        policy: student,
+        tasks,
+        withSkill: false,
+        temperature: g.temperature,
+        seed: hashInts(this.cfg.seed, STAGE_SALT.student, k, PURPOSE.sample),
+      });
       const u = await policyUpdate({
         stage: 'student',
         step: k,
@@ -397,7 +488,7 @@ export class Trainer {
         groupSize: g.groupSize,
         grpo: g,
         withSkill: false,
-        opd: plan.teacherNeeded ? { teacher, coef: plan.opdCoef, estimator: sc.estimator } : null,
+        opd: plan.teacherNeeded && teacher ? { teacher, coef: plan.opdCoef, estimator: sc.estimator } : null,
         reference: g.klBeta > 0 ? init : null,
         injectNonFinite: this.inject('student', k),
       });
@@ -410,8 +501,12 @@ export class Trainer {
         const w = schedule.observeGap(k, u.gap);
         if (w) this.emit({ type: 'window', step: k, window: w });
       }
+      let validationMs = 0;
       if (k % sc.validationEvery === 0) {
+        const v0 = this.clock();
         const score = await this.validationScore(student, false);
+        validationMs = this.clock() - v0;
+        line['time/validation_ms'] = validationMs;
         line['val/success_rate'] = score;
         c.validationLast = score;
         c.validationBest = Math.max(c.validationBest ?? -Infinity, score);
@@ -421,10 +516,17 @@ export class Trainer {
       if (!wasRetired && schedule.retired) {
         c.tokensAtRetirement = c.sampledTokens;
         c.envStepsAtRetirement = c.envSteps;
-        this.emit({ type: 'retirement', step: k, triggerStep: schedule.triggerStep ?? k, schedule: schedule.name, teacherPerformance: this.state.teacherPerformance ?? NaN });
+        this.emit({
+          type: 'retirement',
+          step: k,
+          triggerStep: schedule.triggerStep ?? k,
+          schedule: schedule.name,
+          teacherPerformance: this.state.teacherPerformance ?? NaN,
+        });
       }
       Object.assign(line, schedule.metrics());
-      const ms = this.clock() - t0;
+      // training-step time without the validation rollout (the before/after-retirement comparison)
+      const ms = this.clock() - t0 - validationMs;
       line['time/step_ms'] = ms;
       if (plan.teacherNeeded) {
         c.msBefore += ms;
@@ -443,13 +545,26 @@ export class Trainer {
     const ev = this.cfg.evaluation;
     const test = await this.evaluatePolicy(policy, 1);
     const probeTasks = Array.from({ length: ev.probeTasks }, (_, i) => this.opts.env.task('test', i));
-    const kl = await evaluateProbes(policy, probeTasks.map((t) => this.opts.env.expert(t)), this.models.init!);
+    const kl = await evaluateProbes(
+      policy,
+      probeTasks.map((t) => this.opts.env.expert(t)),
+      this.models.init!,
+    );
+    // entropy per class of the policy's own samples (temperature 1) is in `test`; probe entropies are below
     test.klFromInit = kl.klFromInit ?? NaN;
     this.emit({ type: 'evaluation', kind: 'final', result: test });
+    // temperature control: success when sampling hotter, and the argument-token entropy of the temperature-T
+    // distribution on the probe set (temperature 1 first, as the reference)
     const tempControl: RunSummary['temperatureControl'] = [];
+    const probes = probeTasks.map((t) => this.opts.env.expert(t));
+    if (ev.temperatures.length > 0) {
+      const h1 = await probeEntropyAt(policy, probes, 1);
+      tempControl.push({ temperature: 1, successRate: test.successRate, argEntropy: h1.actionArg });
+    }
     for (const temperature of ev.temperatures) {
       const e = await this.evaluatePolicy(policy, temperature);
-      tempControl.push({ temperature, successRate: e.successRate, argEntropy: e.entropyByClass.actionArg });
+      const h = await probeEntropyAt(policy, probes, temperature);
+      tempControl.push({ temperature, successRate: e.successRate, argEntropy: h.actionArg });
     }
     return { test, tempControl };
   }
@@ -458,7 +573,13 @@ export class Trainer {
   private async evaluatePolicy(policy: PolicyModel, temperature: number): Promise<PolicyEvaluation> {
     const ev = this.cfg.evaluation;
     const tasks = Array.from({ length: ev.testTasks }, (_, i) => this.opts.env.task('test', i));
-    const r = await this.opts.engine.rollout({ policy, tasks: this.repeat(tasks, ev.passN), withSkill: false, temperature, seed: hashInts(this.cfg.seed, PURPOSE.test) });
+    const r = await this.opts.engine.rollout({
+      policy,
+      tasks: this.repeat(tasks, ev.passN),
+      withSkill: false,
+      temperature,
+      seed: hashInts(this.cfg.seed, PURPOSE.test),
+    });
     const counts = tasks.map((_, t) => {
       let c = 0;
       for (let j = 0; j < ev.passN; j++) c += r.success[t * ev.passN + j] as number;
@@ -509,7 +630,12 @@ export class Trainer {
       status,
       error,
       sft: this.state.sft
-        ? { observationCeBase: this.state.sft.observationCeBase, observationCe: this.state.sft.observationCe, actionCe: this.state.sft.actionCe, gradientCosineLast: this.state.sft.gradientCosineLast }
+        ? {
+            observationCeBase: this.state.sft.observationCeBase,
+            observationCe: this.state.sft.observationCe,
+            actionCe: this.state.sft.actionCe,
+            gradientCosineLast: this.state.sft.gradientCosineLast,
+          }
         : null,
       teacherPerformance: this.state.teacherPerformance,
       gate: {
@@ -521,9 +647,18 @@ export class Trainer {
         envStepsAtRetirement: c.envStepsAtRetirement,
       },
       validation: c.validationLast === null ? null : { best: c.validationBest ?? NaN, last: c.validationLast },
-      test: test ?? { successRate: NaN, rewardMean: NaN, passAtK: {}, entropyByClass: { actionHead: NaN, actionArg: NaN }, klFromInit: NaN },
+      test: test ?? {
+        successRate: NaN,
+        rewardMean: NaN,
+        passAtK: {},
+        entropyByClass: { actionHead: NaN, actionArg: NaN },
+        klFromInit: NaN,
+      },
       temperatureControl,
-      stepMs: { beforeRetirement: c.stepsBefore ? c.msBefore / c.stepsBefore : null, afterRetirement: c.stepsAfter ? c.msAfter / c.stepsAfter : null },
+      stepMs: {
+        beforeRetirement: c.stepsBefore ? c.msBefore / c.stepsBefore : null,
+        afterRetirement: c.stepsAfter ? c.msAfter / c.stepsAfter : null,
+      },
       wallSeconds: this.wallAtStart + (this.clock() - this.runStartMs) / 1000,
       backend: this.cfg.runtime.backend,
     };

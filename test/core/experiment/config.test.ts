@@ -107,3 +107,10 @@ describe('experiment config', () => {
     expect(keys).not.toContain('student.gate');
   });
 });
+
+describe('--set overrides together', () => {
+  it('validates the combination, not each assignment alone (passN then passK)', () => {
+    const cfg = applyOverrides(DEFAULT_CONFIG, ['evaluation.passN=4', 'evaluation.passK=[1,4]']);
+    expect(cfg.evaluation).toMatchObject({ passN: 4, passK: [1, 4] });
+  });
+});

@@ -26,13 +26,25 @@ export const fakeVocab: Vocabulary = {
     if (i < 0) throw new Error(`unknown word ${word}`);
     return i;
   },
-  encode: (text) => text.split(/\s+/).filter(Boolean).map((w) => Math.max(WORDS.indexOf(w), Special.unk)),
+  encode: (text) =>
+    text
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((w) => Math.max(WORDS.indexOf(w), Special.unk)),
   decode: (ids) => Array.from(ids, (i) => WORDS[i] ?? '<unk>').join(' '),
   actionHeads: [LOOK, DONE],
 };
 
 export function makeFakeEnv(limits: Partial<EnvLimits> = {}): AgentEnv {
-  const lim: EnvLimits = { maxTurns: 3, maxActionTokens: 4, maxObsTokens: 3, maxPromptTokens: 4, skillTokens: 3, contextTokens: 29, ...limits };
+  const lim: EnvLimits = {
+    maxTurns: 3,
+    maxActionTokens: 4,
+    maxObsTokens: 3,
+    maxPromptTokens: 4,
+    skillTokens: 3,
+    contextTokens: 29,
+    ...limits,
+  };
   const task = (split: Task['split'], index: number): Task => ({
     env: 'shell',
     split,
@@ -43,7 +55,8 @@ export function makeFakeEnv(limits: Partial<EnvLimits> = {}): AgentEnv {
     skillMisleading: false,
     skill: 'w12',
   });
-  const actionClasses = (a: readonly number[]): TokenClass[] => a.map((_, j) => (j === 0 ? TokenClass.actionHead : TokenClass.actionArg));
+  const actionClasses = (a: readonly number[]): TokenClass[] =>
+    a.map((_, j) => (j === 0 ? TokenClass.actionHead : TokenClass.actionArg));
   return {
     name: 'shell',
     vocab: fakeVocab,

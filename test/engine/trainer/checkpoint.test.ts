@@ -18,7 +18,9 @@ afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
 function content(step: number): CheckpointContent<{ step: number }> {
   return {
     models: {
-      student: { 'emb/w': { shape: [2, 3], dtype: 'float32', data: Float32Array.from([1, -2, 3.5, 1e-30, Math.PI, -0]) } },
+      student: {
+        'emb/w': { shape: [2, 3], dtype: 'float32', data: Float32Array.from([1, -2, 3.5, 1e-30, Math.PI, -0]) },
+      },
       teacher: { 'head/b': { shape: [2], dtype: 'float32', data: Float32Array.from([0.25, step]) } },
     },
     optimizer: { iterations: { shape: [], dtype: 'int32', data: Int32Array.from([step]) } },
@@ -28,7 +30,8 @@ function content(step: number): CheckpointContent<{ step: number }> {
 }
 
 const validate = (raw: unknown): { step: number } => {
-  if (typeof raw !== 'object' || raw === null || typeof (raw as { step?: unknown }).step !== 'number') throw new Error('bad state');
+  if (typeof raw !== 'object' || raw === null || typeof (raw as { step?: unknown }).step !== 'number')
+    throw new Error('bad state');
   return raw as { step: number };
 };
 
@@ -39,7 +42,9 @@ describe('checkpoint encoding', () => {
     expect(tf.memory().numTensors).toBe(before);
     const back = decodeCheckpoint(files, validate);
     expect(back.state).toEqual({ step: 7 });
-    expect(Array.from(back.models.student!['emb/w']!.data)).toEqual(Array.from(content(7).models.student!['emb/w']!.data));
+    expect(Array.from(back.models.student!['emb/w']!.data)).toEqual(
+      Array.from(content(7).models.student!['emb/w']!.data),
+    );
     expect(Object.is(back.models.student!['emb/w']!.data[5], -0)).toBe(true);
     expect(back.optimizer.iterations!.dtype).toBe('int32');
     expect(Array.from(back.optimizer.iterations!.data)).toEqual([7]);

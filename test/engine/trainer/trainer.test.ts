@@ -8,7 +8,11 @@ import { createEnvFor } from '../../../src/core/experiment/envFactory';
 import { loadPreset } from '../../../src/core/experiment/preset';
 import type { RunSummary } from '../../../src/core/experiment/summary';
 import { initBackend } from '../../../src/engine/backend';
-import { decodeCheckpoint, MemoryCheckpointStorage, type CheckpointContent } from '../../../src/engine/trainer/checkpoint';
+import {
+  decodeCheckpoint,
+  MemoryCheckpointStorage,
+  type CheckpointContent,
+} from '../../../src/engine/trainer/checkpoint';
 import { createEnginePort } from '../../../src/engine/trainer/engineAdapter';
 import type { MetricsLine, TrainerEvent } from '../../../src/engine/trainer/events';
 import { Trainer, type TrainerOptions } from '../../../src/engine/trainer/trainer';
@@ -37,10 +41,21 @@ interface RunResult {
   storage: MemoryCheckpointStorage;
 }
 
-async function runTrainer(config: ExperimentConfig, extra: Partial<TrainerOptions> = {}, storage = new MemoryCheckpointStorage()): Promise<RunResult> {
+async function runTrainer(
+  config: ExperimentConfig,
+  extra: Partial<TrainerOptions> = {},
+  storage = new MemoryCheckpointStorage(),
+): Promise<RunResult> {
   const env = createEnvFor(config);
   const events: TrainerEvent[] = [];
-  const trainer = new Trainer({ config, env, engine: createEnginePort(env), storage, onEvent: (e) => events.push(e), ...extra });
+  const trainer = new Trainer({
+    config,
+    env,
+    engine: createEnginePort(env),
+    storage,
+    onEvent: (e) => events.push(e),
+    ...extra,
+  });
   try {
     const summary = await trainer.run();
     const lines = events.flatMap((e) =>
@@ -54,7 +69,11 @@ async function runTrainer(config: ExperimentConfig, extra: Partial<TrainerOption
   }
 }
 
-async function load(storage: MemoryCheckpointStorage, name: string, config: ExperimentConfig): Promise<CheckpointContent<TrainerState>> {
+async function load(
+  storage: MemoryCheckpointStorage,
+  name: string,
+  config: ExperimentConfig,
+): Promise<CheckpointContent<TrainerState>> {
   const files = await storage.read(name);
   if (!files) throw new Error(`no checkpoint ${name} (have ${(await storage.list()).join(', ')})`);
   return decodeCheckpoint(files, (raw) => parseTrainerState(raw, config));
@@ -68,7 +87,9 @@ describe('trainer on the smoke preset', () => {
 
   it('runs every stage end to end and the gate retires the teacher at the earliest step (10)', () => {
     expect(base.summary.status).toBe('completed');
-    const stages = base.events.filter((e) => e.type === 'stage' && e.status === 'end').map((e) => (e as { stage: string }).stage);
+    const stages = base.events
+      .filter((e) => e.type === 'stage' && e.status === 'end')
+      .map((e) => (e as { stage: string }).stage);
     expect(stages).toEqual(['demonstrations', 'sft', 'teacher', 'student', 'evaluation']);
     expect(base.summary.gate.retired).toBe(true);
     expect(base.summary.gate.triggerStep).toBe(10);
@@ -88,8 +109,22 @@ describe('trainer on the smoke preset', () => {
   });
 
   it('logs every retire_opd metric of METHODS.md on every student step', () => {
-    const names = ['k_step', 'k_window_mean', 'alignment_progress', 'student_performance', 'teacher_performance', 'competence_ratio',
-      'criterion_valid', 'retired', 'trigger_step', 'opd_coef', 'window_index', 'window_fill', 'num_evaluated_windows', 'teacher_forward_skipped'];
+    const names = [
+      'k_step',
+      'k_window_mean',
+      'alignment_progress',
+      'student_performance',
+      'teacher_performance',
+      'competence_ratio',
+      'criterion_valid',
+      'retired',
+      'trigger_step',
+      'opd_coef',
+      'window_index',
+      'window_fill',
+      'num_evaluated_windows',
+      'teacher_forward_skipped',
+    ];
     for (const l of base.lines) for (const n of names) expect(l).toHaveProperty(`retire_opd/${n}`);
     expect(base.lines.at(-1)!['retire_opd/trigger_step']).toBe(10);
   });
@@ -98,6 +133,33 @@ describe('trainer on the smoke preset', () => {
     const before = tf.memory().numTensors;
     await runTrainer(resolveConfig({ student: { steps: 6 }, teacher: { steps: 1 }, sft: { steps: 2 } }, smoke));
     expect(tf.memory().numTensors).toBe(before);
+  });
+
+  it('the temperature control samples hotter and reports a higher argument entropy at the higher temperature', async () => {
+    const cfg = resolveConfig(
+      { student: { steps: 2, schedule: 'none' }, sft: { steps: 2 }, evaluation: { temperatures: [2] } },
+      smoke,
+    );
+    const r = await runTrainer(cfg);
+    const [t1, t2] = r.summary.temperatureControl;
+    expect(t1).toMatchObject({ temperature: 1, successRate: r.summary.test.successRate });
+    expect(t2!.temperature).toBe(2);
+    expect(t2!.argEntropy).toBeGreaterThan(t1!.argEntropy);
+    // schedule none: no teacher stage at all
+    expect(r.events.some((e) => e.type === 'stage' && e.stage === 'teacher' && e.status === 'skipped')).toBe(true);
+    expect(r.summary.teacherPerformance).toBeNull();
+    expect(r.summary.gate.teacherForwardRun).toBe(0);
+  });
+
+  it('keeps only the newest runtime.keepCheckpoints mid-stage checkpoints, and every stage start', async () => {
+    const cfg = resolveConfig({ runtime: { keepCheckpoints: 2 }, evaluation: { testTasks: 2 } }, smoke);
+    const r = await runTrainer(cfg);
+    expect((await r.storage.list()).sort()).toEqual([
+      'student-000000',
+      'student-000015',
+      'student-000020',
+      'teacher-000000',
+    ]);
   });
 
   it.each(['student-000005', 'student-000010', 'student-000015', 'teacher-000000', 'sft-000005'])(
