@@ -12,14 +12,18 @@ export class TeacherCheckpointError extends Error {
   override name = 'TeacherCheckpointError';
 }
 
+/** The app's own root (the worker's origin plus Vite's base), where public/ is served. */
+const appRoot = () => new URL(import.meta.env.BASE_URL, self.location.origin);
+
 export async function loadTeacher(
   cfg: ExperimentConfig,
   env: AgentEnv,
   fetcher: typeof fetch = fetch,
+  root: URL = appRoot(),
 ): Promise<WeightRecord[] | null> {
   const rel = cfg.teacher.checkpoint.replace(/^\/+|\/+$/g, '');
   if (rel === '') return null;
-  const base = new URL(`${import.meta.env.BASE_URL}${rel}/`, self.location.origin);
+  const base = new URL(`${rel}/`, root);
   const files: CheckpointFiles = new Map();
   for (const name of FILES) {
     const url = new URL(name, base);

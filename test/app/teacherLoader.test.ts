@@ -1,0 +1,61 @@
+// The worker's loader of a preset's shipped teacher, fed from public/ on disk through a stand-in fetch.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createEnvFor } from '../../src/core/experiment/envFactory';
+import { loadPreset } from '../../src/core/experiment/preset';
+import { loadTeacher } from '../../src/app/worker/teacherLoader';
+import { ROOT } from './appServer';
+
+const PUBLIC = join(ROOT, 'public');
+const ORIGIN = new URL('http://lab.test/');
+const preset = (name: string) =>
+  loadPreset(name, (n) => JSON.parse(readFileSync(join(PUBLIC, 'presets', `${n}.json`), 'utf8')) as unknown);
+
+/** Serves public/ from disk; records the paths asked for. */
+function diskFetch(asked: string[]): typeof fetch {
+  return (async (input: URL | RequestInfo) => {
+    const url = new URL(String(input));
+    asked.push(url.pathname);
+    try {
+      return new Response(readFileSync(join(PUBLIC, decodeURIComponent(url.pathname))));
+    } catch {
+      return new Response('not found', { status: 404 });
+    }
+  }) as typeof fetch;
+}
+
+describe('the shipped teacher in the browser', () => {
+  const cfg = preset('retire-shell').config;
+
+  it('fetches model.json, weights.bin and state.json from the app itself and returns the teacher weights', async () => {
+    expect(cfg.teacher.checkpoint).not.toBe('');
+    const asked: string[] = [];
+    const weights = await loadTeacher(cfg, createEnvFor(cfg), diskFetch(asked), ORIGIN);
+    const dir = `/${cfg.teacher.checkpoint}`;
+    expect(asked).toEqual([`${dir}/model.json`, `${dir}/weights.bin`, `${dir}/state.json`]);
+    expect(weights?.length).toBeGreaterThan(0);
+    for (const w of weights ?? []) expect(w.data.length).toBe(w.shape.reduce((a, b) => a * b, 1));
+  });
+
+  it('needs nothing when the preset trains its own teacher', async () => {
+    const own = { ...cfg, teacher: { ...cfg.teacher, checkpoint: '' } };
+    const asked: string[] = [];
+    expect(await loadTeacher(own, createEnvFor(own), diskFetch(asked), ORIGIN)).toBeNull();
+    expect(asked).toEqual([]);
+  });
+
+  it('refuses a teacher trained for another model, naming the fields that differ', async () => {
+    const wider = { ...cfg, model: { ...cfg.model, width: cfg.model.width * 2 } };
+    await expect(loadTeacher(wider, createEnvFor(wider), diskFetch([]), ORIGIN)).rejects.toThrow(
+      new RegExp(`was trained for another model/env: width ${cfg.model.width} ≠ ${cfg.model.width * 2}`),
+    );
+  });
+
+  it('names the missing file and the server’s answer', async () => {
+    const missing = { ...cfg, teacher: { ...cfg.teacher, checkpoint: 'teachers/nope' } };
+    await expect(loadTeacher(missing, createEnvFor(missing), diskFetch([]), ORIGIN)).rejects.toThrow(
+      'teacher.checkpoint: /teachers/nope/model.json answered 404',
+    );
+  });
+});
