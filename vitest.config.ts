@@ -7,5 +7,6 @@ export default defineConfig({
     pool: 'forks',
     testTimeout: 120_000,
     hookTimeout: 120_000,
+    reporters: ['default', './test/support/summaryReporter.ts'],
   },
 });

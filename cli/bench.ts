@@ -1,4 +1,4 @@
-// `npm run bench -- [--backends cpu,wasm,webgpu] [--steps N] [--rollouts N] [--warmup N] [--seed N]`
+// `npm run bench -- [--backends cpu,wasm,webgpu] [--steps N] [--rollouts N] [--warmup N] [--workloads w1,w2cached,w2uncached] [--seed N]`
 // (webgpu in Node runs on SwiftShader, a CPU emulation: use e.g. --steps 2 --rollouts 1 --warmup 1 there)
 // Prints one JSON object per available backend for the reference workloads (../shared/anchors):
 //   W1: one training step (vocab 64, context 128, width 64, 2 layers, 4 heads, MLP 256, batch 64, masked weighted
@@ -34,10 +34,21 @@ interface Args {
   rollouts: number;
   seed: number;
   warmup: number;
+  workloads: Workload[];
 }
 
+type Workload = 'w1' | 'w2cached' | 'w2uncached';
+const WORKLOADS: readonly Workload[] = ['w1', 'w2cached', 'w2uncached'];
+
 function parseArgs(argv: string[]): Args {
-  const args: Args = { backends: ['cpu', 'wasm', 'webgpu'], steps: 10, rollouts: 3, seed: 0, warmup: 3 };
+  const args: Args = {
+    backends: ['cpu', 'wasm', 'webgpu'],
+    steps: 10,
+    rollouts: 3,
+    seed: 0,
+    warmup: 3,
+    workloads: [...WORKLOADS],
+  };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i] as string;
     const value = argv[i + 1];
@@ -56,12 +67,24 @@ function parseArgs(argv: string[]): Args {
     else if (flag === '--rollouts') args.rollouts = int();
     else if (flag === '--seed') args.seed = int();
     else if (flag === '--warmup') args.warmup = int();
-    else if (flag === '--help' || flag === '-h') {
+    else if (flag === '--workloads') {
+      if (value === undefined) throw new Error(`--workloads expects a comma-separated list of ${WORKLOADS.join(', ')}`);
+      args.workloads = value.split(',').map((w) => {
+        if (!(WORKLOADS as readonly string[]).includes(w)) {
+          throw new Error(`unknown workload '${w}' (expected ${WORKLOADS.join(', ')})`);
+        }
+        return w as Workload;
+      });
+      i++;
+    } else if (flag === '--help' || flag === '-h') {
       console.log(
-        'usage: npm run bench -- [--backends cpu,wasm,webgpu] [--steps N] [--rollouts N] [--warmup N] [--seed N]',
+        'usage: npm run bench -- [--backends cpu,wasm,webgpu] [--steps N] [--rollouts N] [--warmup N] [--workloads w1,w2cached,w2uncached] [--seed N]',
       );
       process.exit(0);
-    } else throw new Error(`unknown option '${flag}' (expected --backends, --steps, --rollouts, --warmup, --seed)`);
+    } else
+      throw new Error(
+        `unknown option '${flag}' (expected --backends, --steps, --rollouts, --warmup, --workloads, --seed)`,
+      );
   }
   return args;
 }
@@ -156,7 +179,8 @@ async function benchRollout(args: Args): Promise<Record<string, unknown>> {
     });
   try {
     const out: Record<string, unknown> = {};
-    for (const useCache of [true, false]) {
+    const modes = [true, false].filter((c) => args.workloads.includes(c ? 'w2cached' : 'w2uncached'));
+    for (const useCache of modes) {
       await run(useCache); // warm-up
       const tensorsBefore = tf.memory().numTensors;
       const { kernels } = await countKernels(() => run(useCache));
@@ -177,10 +201,10 @@ async function benchRollout(args: Args): Promise<Record<string, unknown>> {
         tensorsLeaked: tf.memory().numTensors - tensorsBefore,
       };
     }
-    const c = out.cached as { medianMs: number };
-    const u = out.uncached as { medianMs: number };
-    out.cacheSpeedup = Math.round((u.medianMs / c.medianMs) * 10) / 10;
-    out.uncachedVsPytorch = Math.round((u.medianMs / PYTORCH_MS.w2NoCache) * 100) / 100;
+    const c = out.cached as { medianMs: number } | undefined;
+    const u = out.uncached as { medianMs: number } | undefined;
+    if (c !== undefined && u !== undefined) out.cacheSpeedup = Math.round((u.medianMs / c.medianMs) * 10) / 10;
+    if (u !== undefined) out.uncachedVsPytorch = Math.round((u.medianMs / PYTORCH_MS.w2NoCache) * 100) / 100;
     return out;
   } finally {
     model.dispose();
@@ -197,8 +221,8 @@ async function main(): Promise<void> {
       console.log(JSON.stringify({ backend, available: false, reason: e.message }));
       continue;
     }
-    const w1 = await benchTrainStep(args);
-    const w2 = await benchRollout(args);
+    const w1 = args.workloads.includes('w1') ? await benchTrainStep(args) : 'skipped';
+    const w2 = args.workloads.some((w) => w !== 'w1') ? await benchRollout(args) : 'skipped';
     console.log(
       JSON.stringify(
         {

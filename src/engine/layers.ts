@@ -103,7 +103,7 @@ const linearWasm = tf.customGrad(((x: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor1
 /**
  * Embedding lookup as a one-hot product (gather has no gradient on wasm; the one-hot product was also faster than
  * gather on wasm: 11 ms vs 56 ms for 8128 lookups of a [64, 64] table). ids [n] int32, table [V, D] → [n, D];
- * only the table gets a gradient (tableᵀ-gradient = oneHotᵀ · dy).
+ * only the table gets a gradient: d table = oneHotᵀ · dy.
  */
 export function embed(ids: tf.Tensor1D, table: tf.Tensor2D): tf.Tensor2D {
   const V = table.shape[0];
