@@ -11,13 +11,13 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { createServer, type ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeParityOutputs, parityErrors, type ParityOutputs } from '../engine/losses/parityFixture';
 import type { ParityRun } from './lossParity';
+import { CHROMIUM_PATH as CHROMIUM, launchChromium } from '../support/chromium';
 
-const CHROMIUM = '/usr/lib/chromium/chromium';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const TOLERANCE = { cpu: 1e-6, wasm: 1e-5, webgpu: 1e-4, webgl: 1e-4 } as const;
 const BACKENDS = ['cpu', 'wasm', 'webgl', 'webgpu'] as const;
@@ -29,7 +29,6 @@ describe.skipIf(!haveChromium)('loss parity in headless Chromium (cpu in Node is
   let server: ViteDevServer | undefined;
   let context: BrowserContext | undefined;
   let page: Page;
-  let profile = '';
   let cacheDir = '';
   let reference: ParityOutputs;
 
@@ -48,22 +47,7 @@ describe.skipIf(!haveChromium)('loss parity in headless Chromium (cpu in Node is
     await server.listen();
     const url = server.resolvedUrls?.local[0];
     if (url === undefined) throw new Error('the Vite dev server reported no local URL');
-    profile = mkdtempSync(join(tmpdir(), 'retirelab-chromium-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--enable-unsafe-webgpu',
-        '--disable-dev-shm-usage',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-        '--disable-quic',
-      ],
-    });
+    context = await launchChromium();
     page = context.pages()[0] ?? (await context.newPage());
     page.on('pageerror', (e) => console.warn(`page error: ${e.message}`));
     await page.goto(new URL('test/browser/lossParity.html', url).href);
@@ -79,7 +63,6 @@ describe.skipIf(!haveChromium)('loss parity in headless Chromium (cpu in Node is
   afterAll(async () => {
     await context?.close();
     await server?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
     if (cacheDir) rmSync(cacheDir, { recursive: true, force: true });
   });
 

@@ -1,6 +1,6 @@
 // Launches Debian's Chromium headless for real-browser tests (see STACK.md): WebGPU on SwiftShader needs
 // --enable-unsafe-webgpu; never pass --disable-software-rasterizer (it removes WebGPU and WebGL).
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
@@ -9,7 +9,7 @@ export const CHROMIUM_PATH = '/usr/lib/chromium/chromium';
 
 export async function launchChromium(): Promise<BrowserContext> {
   const userDataDir = mkdtempSync(join(tmpdir(), 'retirelab-chromium-'));
-  return chromium.launchPersistentContext(userDataDir, {
+  const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM_PATH,
     headless: true,
     args: [
@@ -23,4 +23,6 @@ export async function launchChromium(): Promise<BrowserContext> {
       '--disable-quic',
     ],
   });
+  context.on('close', () => rmSync(userDataDir, { recursive: true, force: true }));
+  return context;
 }

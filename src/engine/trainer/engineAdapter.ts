@@ -1,5 +1,5 @@
 // EnginePort on the engine's own modules: rollout.ts (KV-cached batched rollouts) and optimizer.ts (Adam with an
-// explicit epsilon and checkpointable state). Two adaptations live here:
+// explicit epsilon and bit-exact checkpointable state). Two adaptations live here:
 //  - Alignment: rollout.ts stores per-token arrays at the token's own position (log-prob of token t at t); the
 //    losses want them at the position that PREDICTS it (target t = token t + 1). Shifted by one here.
 //  - The teacher's view: rollout.ts samples from the student prefix only. For the teacher stage (the teacher
@@ -58,8 +58,6 @@ export function toRolloutOutput(b: RolloutBatch, S: number): RolloutOutput {
   };
 }
 
-const ACC_PREFIX = 'adam-bias-correction/';
-
 export function createEnginePort(env: AgentEnv): EnginePort {
   const S = env.limits.skillTokens;
   const teacherEnv = withSkillBudget(env, S);
@@ -76,28 +74,13 @@ export function createEnginePort(env: AgentEnv): EnginePort {
     },
     createOptimizer(learningRate: number): TrainerOptimizer {
       const opt = createAdam({ learningRate });
-      // tfjs keeps β1^t, β2^t as running products; its setWeights recomputes them with pow(), which differs in the
-      // last bits. Saving and restoring the products themselves keeps a resumed run bit-identical.
-      const acc = opt as unknown as { accBeta1: tf.Variable; accBeta2: tf.Variable };
       return {
         apply(grads: tf.NamedTensorMap): void {
           opt.applyGradients(grads as Parameters<typeof opt.applyGradients>[0]);
         },
-        async getState() {
-          const state = await getAdamState(opt);
-          for (const k of ['accBeta1', 'accBeta2'] as const) {
-            state[`${ACC_PREFIX}${k}`] = { shape: [], dtype: 'float32', data: Float32Array.from(await acc[k].data()) };
-          }
-          return state;
-        },
-        async setState(state) {
-          const adam = Object.fromEntries(Object.entries(state).filter(([k]) => !k.startsWith(ACC_PREFIX)));
-          await setAdamState(opt, adam);
-          for (const k of ['accBeta1', 'accBeta2'] as const) {
-            const saved = state[`${ACC_PREFIX}${k}`];
-            if (saved) tf.tidy(() => acc[k].assign(tf.scalar(saved.data[0] as number, 'float32')));
-          }
-        },
+        // bit-exact (moments, step count and the bias-correction powers): see optimizer.ts
+        getState: () => getAdamState(opt),
+        setState: (state) => setAdamState(opt, state),
         dispose: () => opt.dispose(),
       };
     },
