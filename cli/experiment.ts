@@ -3,7 +3,6 @@
 // Exit codes: 0 completed; 1 the run failed (non-finite loss…; the last good checkpoint is kept); 2 user error;
 // 130 interrupted (a checkpoint was written: continue with --resume DIR).
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { applyOverrides, BACKEND_CHOICES, ConfigError, configKeys } from '../src/core/experiment/config';
 import {
@@ -17,7 +16,7 @@ import {
   UserError,
 } from './experimentRunner';
 import { RunFolder, RunFolderError } from './runFolder';
-import { reexecIfWrapped } from './signalSafeProcess';
+import { tsxWrapperWarning } from './interrupt';
 
 const USAGE = `usage: npm run experiment -- --preset NAME [options]
 
@@ -126,7 +125,9 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-(reexecIfWrapped(fileURLToPath(import.meta.url)) ?? main(process.argv.slice(2))).then(
+const warning = tsxWrapperWarning('experiment');
+if (warning) process.stderr.write(warning);
+main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (e: unknown) => {
     process.stderr.write(`experiment: internal error: ${(e as Error).stack ?? String(e)}\n`);

@@ -21,7 +21,7 @@ import { fromHostRecords, modelConfigFor, Trainer } from '../src/engine/trainer/
 import { parseTrainerState, type TrainerState } from '../src/engine/trainer/trainerState';
 import type { WeightRecord } from '../src/engine/weights';
 import { RunFolder } from './runFolder';
-import { onInterrupt } from './signalSafeProcess';
+import { onInterrupt } from './interrupt';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const PRESET_DIR = join(ROOT, 'public', 'presets');

@@ -1,18 +1,24 @@
 // `npm run sweep -- --preset NAME [--seeds 0,1,2] [--vary key=v1,v2 …] [--set key=value …] [--backend B]
 // [--out DIR] [--no-progress]`: every point of a sweep (a sweep preset's axes, or --vary axes over any preset) for
 // every seed, one run folder each, then comparison.md / comparison.json: final test success mean ± std over seeds,
-// trigger steps, teacher forwards saved, wall time. Runs are sequential (one process, one backend).
+// trigger steps, teacher forwards saved, wall time. Runs are sequential (one process, one backend). A preset with
+// sweep.matchTemperature (actobs-vs-actionsft) runs its reference arm first per seed and evaluates the other arm at
+// the temperature matching the reference's argument-token entropy (an extra column of the table).
 // Exit codes: 0 all runs completed; 1 some run failed or was interrupted; 2 user error.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { applyOverrides, ConfigError } from '../src/core/experiment/config';
-import type { RunSummary } from '../src/core/experiment/summary';
-import { compareRuns, expandSweep, formatComparisonTable, parseSweepSpec } from '../src/core/experiment/sweep';
+import {
+  compareRuns,
+  expandSweep,
+  formatComparisonTable,
+  parseSweepSpec,
+  runSweep,
+} from '../src/core/experiment/sweep';
 import { availablePresets, oneLine, readPreset, ROOT, runExperiment, UserError } from './experimentRunner';
 import { RunFolder, RunFolderError } from './runFolder';
-import { reexecIfWrapped } from './signalSafeProcess';
+import { tsxWrapperWarning } from './interrupt';
 
 const USAGE = `usage: npm run sweep -- --preset NAME [options]
 
@@ -89,36 +95,50 @@ async function main(argv: string[]): Promise<number> {
           .map(parseValue);
       }
     }
-    const spec = parseSweepSpec({ seeds, axes }, base, 'sweep');
+    // the preset's temperature matching applies while its axes do (not with --vary axes of one's own)
+    const match = values.vary?.length ? undefined : preset.sweep?.matchTemperature;
+    const spec = parseSweepSpec(match ? { seeds, axes, matchTemperature: match } : { seeds, axes }, base, 'sweep');
     const runs = expandSweep(base, spec);
     const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
     const out = values.out ?? join(ROOT, 'runs', `sweep-${preset.name}-${stamp}`);
     process.stderr.write(`sweep ${preset.name}: ${runs.length} runs → ${out}\n`);
-    const done: { point: Record<string, unknown>; summary: RunSummary; label: string }[] = [];
     let ok = true;
-    for (const [i, run] of runs.entries()) {
-      const folder = RunFolder.create(join(out, slug(run.label)), run.config);
-      const summary = await runExperiment({
-        folder,
-        config: run.config,
-        resume: null,
-        progress: !values['no-progress'],
-        label: `[${i + 1}/${runs.length}] ${run.label}`,
-      });
-      process.stderr.write(`[${i + 1}/${runs.length}] ${run.label}: ${oneLine(summary)}\n`);
-      done.push({ point: run.point, summary, label: run.label });
-      if (summary.status !== 'completed') {
-        ok = false;
-        if (summary.status === 'interrupted') break;
-      }
-    }
+    const results = await runSweep(
+      runs,
+      spec,
+      async (run, i) => {
+        const folder = RunFolder.create(join(out, slug(run.label)), run.config);
+        const summary = await runExperiment({
+          folder,
+          config: run.config,
+          resume: null,
+          progress: !values['no-progress'],
+          label: `[${i + 1}/${runs.length}] ${run.label}`,
+        });
+        process.stderr.write(`[${i + 1}/${runs.length}] ${run.label}: ${oneLine(summary)}\n`);
+        if (summary.status !== 'completed') ok = false;
+        return summary;
+      },
+      {
+        warn: (m) => process.stderr.write(`warning: ${m}\n`),
+        stop: (summary) => summary.status === 'interrupted',
+      },
+    );
+    const done = results.map(({ run, summary }) => ({ point: run.point, summary, label: run.label }));
     const rows = compareRuns(done);
     const table = formatComparisonTable(rows);
     writeFileSync(join(out, 'comparison.md'), `# Sweep ${preset.name}\n\n${preset.description}\n\n${table}\n`);
     writeFileSync(
       join(out, 'comparison.json'),
       JSON.stringify(
-        { preset: preset.name, seeds, axes, rows, runs: done.map((d) => ({ label: d.label, summary: d.summary })) },
+        {
+          preset: preset.name,
+          seeds,
+          axes,
+          matchTemperature: spec.matchTemperature ?? null,
+          rows,
+          runs: done.map((d) => ({ label: d.label, summary: d.summary })),
+        },
         null,
         1,
       ),
@@ -134,7 +154,9 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-(reexecIfWrapped(fileURLToPath(import.meta.url)) ?? main(process.argv.slice(2))).then(
+const warning = tsxWrapperWarning('sweep');
+if (warning) process.stderr.write(warning);
+main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (e: unknown) => {
     process.stderr.write(`sweep: internal error: ${(e as Error).stack ?? String(e)}\n`);

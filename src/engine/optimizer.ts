@@ -97,7 +97,8 @@ export async function getAdamState(optimizer: tf.AdamOptimizer): Promise<AdamSta
   const { accBeta1, accBeta2 } = accumulators(optimizer);
   const weights = await optimizer.getWeights();
   const [iter, ...moments] = weights;
-  if (iter === undefined || iter.name !== 'iter') throw new Error('Adam state: tfjs getWeights did not start with "iter"');
+  if (iter === undefined || iter.name !== 'iter')
+    throw new Error('Adam state: tfjs getWeights did not start with "iter"');
   const state: AdamState = {
     iter: hostOf(iter.tensor, await iter.tensor.data()),
     [ADAM_POWER_KEYS.beta1]: hostOf(accBeta1, await accBeta1.data()),

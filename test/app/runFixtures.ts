@@ -36,6 +36,8 @@ export function summary(status: RunSummary['status'], triggerStep: number | null
       klFromInit: 0.1,
     },
     temperatureControl: [],
+    probeEntropy: null,
+    matchedTemperature: null,
     stepMs: { beforeRetirement: 100, afterRetirement: 60 },
     wallSeconds: 12.5,
     backend: 'wasm',

@@ -1,4 +1,5 @@
-// The experiment and sweep commands end to end, as a user runs them (child processes through tsx).
+// The experiment and sweep commands end to end, as a user runs them: child processes started the way the npm
+// scripts start them (`node --import tsx cli/<name>.ts`), so a SIGINT reaches the CLI's own process.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,12 +7,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = join(__dirname, '../..');
-const TSX = join(ROOT, 'node_modules/.bin/tsx');
+/** the npm scripts' command line: `node --import tsx cli/<script>` */
+const cli = (script: string): string[] => ['--import', 'tsx', join(ROOT, 'cli', script)];
 const tmp = mkdtempSync(join(tmpdir(), 'experiment-cli-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 function run(script: string, args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(TSX, [join(ROOT, 'cli', script), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(process.execPath, [...cli(script), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -71,9 +73,13 @@ describe('npm run experiment', () => {
 
   it('Ctrl-C writes a checkpoint and exits; --resume finishes with the same metrics as the uninterrupted run', async () => {
     const d2 = join(tmp, 'interrupted');
-    const child = spawn(TSX, [join(ROOT, 'cli/experiment.ts'), '--preset', 'smoke', '--out', d2, '--no-progress'], {
-      cwd: ROOT,
-    });
+    const child = spawn(
+      process.execPath,
+      [...cli('experiment.ts'), '--preset', 'smoke', '--out', d2, '--no-progress'],
+      {
+        cwd: ROOT,
+      },
+    );
     let stdout = '';
     child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
     const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));

@@ -118,6 +118,13 @@ export const experimentConfigSchema = z.strictObject({
     probeTasks: posInt(),
     /** temperature control for ActObs-vs-ActionSFT (empty = skip): temperatures tried on the final policy */
     temperatures: z.array(positive()),
+    /**
+     * temperature matching for ActObs-vs-ActionSFT: the argument-token entropy (nats, probe set, temperature-T
+     * distribution) to match; the evaluation finds T by bisection and reports test success there. null = off.
+     * A sweep with sweep.matchTemperature sets it per run from the reference arm. Defaults to null when absent
+     * (configs saved before the key existed).
+     */
+    matchArgEntropy: nonNeg().nullable().default(null),
   }),
   runtime: z.strictObject({
     backend: z.enum(BACKEND_CHOICES),
@@ -171,7 +178,7 @@ export const DEFAULT_CONFIG: ExperimentConfig = {
     validationMetric: 'success_rate',
     gate: { windowSize: 5, alignmentThreshold: 0, competenceThreshold: 0.9, denominatorEpsilon: 1e-8 },
   },
-  evaluation: { testTasks: 64, passN: 16, passK: [1, 4, 16], probeTasks: 16, temperatures: [] },
+  evaluation: { testTasks: 64, passN: 16, passK: [1, 4, 16], probeTasks: 16, temperatures: [], matchArgEntropy: null },
   runtime: { backend: 'wasm', checkpointEvery: 10, keepCheckpoints: 3 },
 };
 

@@ -54,6 +54,17 @@ export function formatRunReport(cfg: ExperimentConfig, s: RunSummary): string {
       `| temperature ${t.temperature}: success / argument entropy | ${pct(t.successRate)} / ${num(t.argEntropy)} |`,
     );
   }
+  if (s.probeEntropy) {
+    lines.push(
+      `| probe entropy at T = 1, action-head / argument (nats) | ${num(s.probeEntropy.actionHead)} / ${num(s.probeEntropy.actionArg)} |`,
+    );
+  }
+  const mt = s.matchedTemperature;
+  if (mt) {
+    lines.push(
+      `| matched temperature (target argument entropy ${num(mt.target)}): T / argument entropy / success | ${num(mt.temperature)} / ${num(mt.argEntropy)}${mt.converged ? '' : ' (not matched)'} / ${pct(mt.successRate)} |`,
+    );
+  }
   const g = cfg.student.gate;
   const rule = ['alignment-only', 'competence-only'].includes(s.schedule) ? ` --schedule ${s.schedule}` : '';
   lines.push(

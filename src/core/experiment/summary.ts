@@ -12,6 +12,20 @@ export interface PolicyEvaluation {
   klFromInit: number;
 }
 
+/** The temperature-matched evaluation (evaluation.matchArgEntropy): see core/temperatureMatch.ts. */
+export interface MatchedTemperature {
+  /** the argument-token entropy to match (nats; in a sweep, the reference arm's probeEntropy.actionArg) */
+  target: number;
+  temperature: number;
+  /** probe argument-token entropy reached at `temperature` */
+  argEntropy: number;
+  /** |argEntropy − target| within the bisection's tolerance */
+  converged: boolean;
+  /** test success when sampling at `temperature` */
+  successRate: number;
+  passAtK: Record<string, number>;
+}
+
 export interface RunSummary {
   name: string;
   seed: number;
@@ -44,6 +58,13 @@ export interface RunSummary {
    * positions of the fixed probe set (nats).
    */
   temperatureControl: { temperature: number; successRate: number; argEntropy: number }[];
+  /**
+   * Mean entropy (nats) of the final policy's temperature-1 distribution at action-head and action-argument
+   * positions of the fixed probe set (the quantity the temperature matching matches); null if not evaluated.
+   */
+  probeEntropy: { actionHead: number; actionArg: number } | null;
+  /** evaluation.matchArgEntropy set: the temperature whose probe argument entropy matches it, and success there */
+  matchedTemperature: MatchedTemperature | null;
   /** mean wall ms per student step before and after retirement (null when a phase had no steps) */
   stepMs: { beforeRetirement: number | null; afterRetirement: number | null };
   wallSeconds: number;

@@ -1,14 +1,28 @@
 // Sweeps: a base config × a grid of dotted-key axes × seeds, and the comparison table of their summaries.
-// Spec format: { "seeds": [0, 1, 2], "axes": { "student.schedule": ["adaptive", "never"], ... } }.
+// Spec format: { "seeds": [0, 1, 2], "axes": { "student.schedule": ["adaptive", "never"], ... },
+//               "matchTemperature"?: { "axis": "sft.lambdaObs", "reference": 1, "matched": 0 } }.
 // Every axis value is validated by resolving the config it produces, so a typo fails before any training.
+// matchTemperature (the ActObs temperature control): for every seed (and every value of the other axes) the run with
+// axis = reference runs first, and its probe argument-token entropy (summary.probeEntropy.actionArg) becomes
+// evaluation.matchArgEntropy of the run with axis = matched, which then reports success at the matching temperature.
 import { z } from 'zod';
 import { ConfigError, configKeys, resolveConfig, type ExperimentConfig } from './config';
 import type { RunSummary } from './summary';
+
+export interface TemperatureMatchSpec {
+  /** the axis that tells the two arms apart (e.g. "sft.lambdaObs") */
+  axis: string;
+  /** its value in the arm whose entropy is the target (ActObs: 1) */
+  reference: unknown;
+  /** its value in the arm sampled at the matching temperature (ActionSFT: 0) */
+  matched: unknown;
+}
 
 export interface SweepSpec {
   seeds: number[];
   /** dotted config key → values, in the order given */
   axes: Record<string, unknown[]>;
+  matchTemperature?: TemperatureMatchSpec;
 }
 
 export interface SweepRun {
@@ -23,6 +37,7 @@ export interface SweepRun {
 const specSchema = z.strictObject({
   seeds: z.array(z.number().int().min(0)).min(1, { message: 'expected at least one seed' }),
   axes: z.record(z.string(), z.array(z.unknown()).min(1, { message: 'expected at least one value' })),
+  matchTemperature: z.strictObject({ axis: z.string(), reference: z.unknown(), matched: z.unknown() }).optional(),
 });
 
 function treeFor(key: string, value: unknown): Record<string, unknown> {
@@ -39,7 +54,9 @@ export function parseSweepSpec(raw: unknown, base: ExperimentConfig, source = 's
     throw new ConfigError(
       parsed.error.issues.map((i) =>
         i.code === 'unrecognized_keys'
-          ? `sweep: unknown key(s) ${i.keys.join(', ')} (valid keys: seeds, axes)`
+          ? `sweep${i.path.length ? `.${i.path.map(String).join('.')}` : ''}: unknown key(s) ${i.keys.join(', ')} (valid keys: ${
+              i.path.length ? 'axis, reference, matched' : 'seeds, axes, matchTemperature'
+            })`
           : `sweep.${i.path.map(String).join('.')}: ${i.message}`,
       ),
       source,
@@ -63,8 +80,28 @@ export function parseSweepSpec(raw: unknown, base: ExperimentConfig, source = 's
       }
     }
   }
+  const match = parsed.data.matchTemperature;
+  if (match) {
+    const values = parsed.data.axes[match.axis];
+    const has = (v: unknown): boolean => values?.some((x) => JSON.stringify(x) === JSON.stringify(v)) ?? false;
+    if (!values) {
+      errors.push(
+        `sweep.matchTemperature.axis: "${match.axis}" is not an axis of this sweep (axes: ${Object.keys(parsed.data.axes).join(', ') || 'none'})`,
+      );
+    } else {
+      for (const k of ['reference', 'matched'] as const) {
+        if (!has(match[k]))
+          errors.push(
+            `sweep.matchTemperature.${k}: ${JSON.stringify(match[k])} is not a value of axis ${match.axis} (values: ${values.map((v) => JSON.stringify(v)).join(', ')})`,
+          );
+      }
+      if (JSON.stringify(match.reference) === JSON.stringify(match.matched))
+        errors.push('sweep.matchTemperature: reference and matched must differ');
+    }
+  }
   if (errors.length) throw new ConfigError(errors, source);
-  return parsed.data;
+  const { matchTemperature, ...rest } = parsed.data;
+  return matchTemperature ? { ...rest, matchTemperature } : rest;
 }
 
 /** The cartesian product of the axes (first axis outermost), each point run for every seed. */
@@ -86,6 +123,56 @@ export function expandSweep(base: ExperimentConfig, spec: SweepSpec): SweepRun[]
   return runs;
 }
 
+/** What the reference run of a matched run is keyed by: its seed and every axis value except the match axis. */
+function matchKey(run: SweepRun, axis: string): string {
+  const { [axis]: _omit, ...others } = run.point;
+  return JSON.stringify([run.seed, others]);
+}
+
+const sameValue = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * Run every point of a sweep through `exec` (one at a time) and return the results in the sweep's order. With
+ * spec.matchTemperature, the reference runs go first and each matched run gets evaluation.matchArgEntropy = its
+ * reference run's summary.probeEntropy.actionArg (same seed, same other axis values); when that reference did not
+ * complete, the matched run runs without a target and `warn` says why. `stop` (e.g. after an interrupt) ends the
+ * sweep early: only the runs done so far are returned.
+ */
+export async function runSweep(
+  runs: readonly SweepRun[],
+  spec: SweepSpec,
+  exec: (run: SweepRun, index: number) => Promise<RunSummary>,
+  options: { warn?: (message: string) => void; stop?: (summary: RunSummary) => boolean } = {},
+): Promise<{ run: SweepRun; summary: RunSummary }[]> {
+  const match = spec.matchTemperature;
+  const isRef = (r: SweepRun): boolean => match !== undefined && sameValue(r.point[match.axis], match.reference);
+  const isMatched = (r: SweepRun): boolean => match !== undefined && sameValue(r.point[match.axis], match.matched);
+  // reference runs first (stable), then everything else in sweep order
+  const order = runs.map((r, i) => ({ r, i })).sort((a, b) => Number(isRef(b.r)) - Number(isRef(a.r)) || a.i - b.i);
+  const targets = new Map<string, number>();
+  const done: { run: SweepRun; summary: RunSummary; i: number }[] = [];
+  for (const [n, { r, i }] of order.entries()) {
+    let run = r;
+    if (match && isMatched(r)) {
+      const target = targets.get(matchKey(r, match.axis));
+      if (target === undefined) {
+        options.warn?.(
+          `${r.label}: its reference run (${match.axis}=${JSON.stringify(match.reference)}) gave no argument entropy; running without temperature matching`,
+        );
+      } else {
+        run = { ...r, config: resolveConfig({ evaluation: { matchArgEntropy: target } }, r.config) };
+      }
+    }
+    const summary = await exec(run, n);
+    done.push({ run, summary, i });
+    const h = summary.probeEntropy?.actionArg;
+    if (match && isRef(r) && summary.status === 'completed' && h !== undefined && Number.isFinite(h))
+      targets.set(matchKey(r, match.axis), h);
+    if (options.stop?.(summary)) break;
+  }
+  return done.sort((a, b) => a.i - b.i).map(({ run, summary }) => ({ run, summary }));
+}
+
 export interface ComparisonRow {
   point: Record<string, unknown>;
   seeds: number;
@@ -96,6 +183,16 @@ export interface ComparisonRow {
   triggerSteps: (number | null)[];
   teacherForwardsSavedMean: number;
   wallSecondsMean: number;
+  /** mean probe argument-token entropy at T = 1 (nats; NaN when not evaluated) */
+  argEntropyMean: number;
+  /** runs of this point evaluated at a matched temperature (summary.matchedTemperature), over seeds */
+  matched: {
+    seeds: number;
+    temperatureMean: number;
+    argEntropyMean: number;
+    successMean: number;
+    successStd: number;
+  } | null;
 }
 
 function meanStd(xs: readonly number[]): [number, number] {
@@ -116,6 +213,9 @@ export function compareRuns(runs: readonly { point: Record<string, unknown>; sum
   }
   return [...groups.values()].map(({ point, summaries }) => {
     const [successMean, successStd] = meanStd(summaries.map((s) => s.test.successRate));
+    const m = summaries.flatMap((s) => (s.matchedTemperature ? [s.matchedTemperature] : []));
+    const [mSuccess, mStd] = meanStd(m.map((x) => x.successRate));
+    const hs = summaries.map((s) => s.probeEntropy?.actionArg ?? NaN);
     return {
       point,
       seeds: summaries.length,
@@ -124,13 +224,28 @@ export function compareRuns(runs: readonly { point: Record<string, unknown>; sum
       triggerSteps: summaries.map((s) => s.gate.triggerStep),
       teacherForwardsSavedMean: meanStd(summaries.map((s) => s.gate.teacherForwardSkipped))[0],
       wallSecondsMean: meanStd(summaries.map((s) => s.wallSeconds))[0],
+      argEntropyMean: meanStd(hs)[0],
+      matched: m.length
+        ? {
+            seeds: m.length,
+            temperatureMean: meanStd(m.map((x) => x.temperature))[0],
+            argEntropyMean: meanStd(m.map((x) => x.argEntropy))[0],
+            successMean: mSuccess,
+            successStd: mStd,
+          }
+        : null,
     };
   });
 }
 
-/** A Markdown table: one row per sweep point; success as mean ± sample std over seeds (in %). */
+/**
+ * A Markdown table: one row per sweep point; success as mean ± sample std over seeds (in %). When some point was
+ * evaluated at a matched temperature (sweep.matchTemperature), two more columns: the probe argument entropy at T = 1
+ * and "at matched temperature: T, arg entropy, success" (means over seeds; – for points without).
+ */
 export function formatComparisonTable(rows: readonly ComparisonRow[]): string {
   const axisKeys = [...new Set(rows.flatMap((r) => Object.keys(r.point)))];
+  const withMatch = rows.some((r) => r.matched !== null);
   const header = [
     ...axisKeys,
     'seeds',
@@ -138,6 +253,9 @@ export function formatComparisonTable(rows: readonly ComparisonRow[]): string {
     'trigger step',
     'teacher forwards saved',
     'wall s',
+    ...(withMatch
+      ? ['arg entropy at T=1 (nats)', 'at matched temperature: T, arg entropy, success % (mean ± std)']
+      : []),
   ];
   const lines = [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`];
   for (const r of rows) {
@@ -150,6 +268,14 @@ export function formatComparisonTable(rows: readonly ComparisonRow[]): string {
         trig,
         r.teacherForwardsSavedMean.toFixed(1),
         r.wallSecondsMean.toFixed(1),
+        ...(withMatch
+          ? [
+              Number.isFinite(r.argEntropyMean) ? r.argEntropyMean.toFixed(3) : '–',
+              r.matched
+                ? `T ${r.matched.temperatureMean.toFixed(3)}, ${r.matched.argEntropyMean.toFixed(3)}, ${(100 * r.matched.successMean).toFixed(1)} ± ${(100 * r.matched.successStd).toFixed(1)}`
+                : '–',
+            ]
+          : []),
       ].join(' | ')} |`,
     );
   }

@@ -1,23 +1,23 @@
 // The experiment trainer: demonstrations → SFT (λ_obs) → teacher GRPO with the skill → freeze and measure S_T →
-// student GRPO + λ_opd·OPD under the chosen schedule, validation feeding the gate → evaluation.
+// student GRPO + λ_opd·OPD under the chosen schedule, validation feeding the gate → evaluation (evaluationStage.ts).
 // Stages are data (STAGES below: name, step count, body); the trainer emits typed events and knows nothing of a
 // terminal or a UI. Every step draws its randomness from deriveRng(seed, stage, step, purpose), so resuming
 // from a checkpoint (weights + Adam + schedule state + step) continues bit-identically on a deterministic backend.
 import type { AgentEnv, Task } from '../../core/env/types';
-import { TokenClass } from '../../core/env/types';
 import type { ExperimentConfig } from '../../core/experiment/config';
 import type { PolicyEvaluation, RunSummary } from '../../core/experiment/summary';
 import { LambdaSchedule } from '../../core/lambdaSchedule';
-import { meanPassAtK } from '../../core/passAtK';
 import { hashInts } from '../../core/rng';
 import { PolicyModel } from '../model';
 import type { ModelConfig } from '../modelConfig';
 import type { WeightRecord } from '../weights';
 import { encodeCheckpoint, type CheckpointContent, type CheckpointStorage, type HostTensor } from './checkpoint';
-import type { EnginePort, RolloutOutput, TrainerOptimizer } from './enginePort';
+import type { EnginePort, TrainerOptimizer } from './enginePort';
+import { runEvaluationStage, type EvaluationStageResult } from './evaluationStage';
 import { NonFiniteError, STAGE_NAMES, type MetricsLine, type StageName, type TrainerEventSink } from './events';
 import { policyUpdate } from './policyUpdate';
-import { buildDemonstrations, evaluateProbes, probeEntropyAt, sftStep, type Demonstrations } from './sftStage';
+import { rolloutMetrics } from './rolloutMetrics';
+import { buildDemonstrations, evaluateProbes, sftStep, type Demonstrations } from './sftStage';
 import { freshCounters, RNG_SCHEME, TRAINER_STATE_VERSION, type TrainerState } from './trainerState';
 
 const STAGE_SALT: Record<StageName, number> = { demonstrations: 11, sft: 12, teacher: 13, student: 14, evaluation: 15 };
@@ -130,7 +130,7 @@ export class Trainer {
     let status: RunSummary['status'] = 'completed';
     let error: string | null = null;
     let test: PolicyEvaluation | null = null;
-    let tempControl: RunSummary['temperatureControl'] = [];
+    let evaluation: EvaluationStageResult | null = null;
     try {
       this.restoreModels();
       const startIndex = STAGE_NAMES.indexOf(this.state.stage);
@@ -152,7 +152,8 @@ export class Trainer {
         }
         this.emit({ type: 'stage', stage: stage.name, status: 'start', totalSteps: stage.steps() });
         if (stage.name === 'evaluation') {
-          ({ test, tempControl } = await this.runEvaluation());
+          evaluation = await this.runEvaluation();
+          test = evaluation.test;
         } else {
           await stage.run(from);
         }
@@ -185,7 +186,7 @@ export class Trainer {
       this.optimizer?.dispose();
       this.optimizer = null;
     }
-    const summary = this.summary(status, error, test, tempControl);
+    const summary = this.summary(status, error, test, evaluation);
     this.emit({ type: 'done', summary });
     return summary;
   }
@@ -341,28 +342,6 @@ export class Trainer {
     return tasks.flatMap((t) => Array.from({ length: g }, () => t));
   }
 
-  private rolloutMetrics(r: RolloutOutput, prefix = 'rollout'): Record<string, number> {
-    const n = r.reward.length;
-    let sum = 0;
-    let ss = 0;
-    let succ = 0;
-    let len = 0;
-    for (let i = 0; i < n; i++) {
-      sum += r.reward[i] as number;
-      succ += r.success[i] as number;
-      len += r.packed.lengths[i] as number;
-    }
-    const mean = sum / n;
-    for (let i = 0; i < n; i++) ss += ((r.reward[i] as number) - mean) ** 2;
-    return {
-      [`${prefix}/reward_mean`]: mean,
-      [`${prefix}/reward_std`]: Math.sqrt(ss / Math.max(1, n - 1)),
-      [`${prefix}/success_rate`]: succ / n,
-      [`${prefix}/length_mean`]: len / n,
-      [`${prefix}/sampled_tokens`]: r.sampledTokens,
-    };
-  }
-
   /**
    * A validation score (the gate's S, and S_T for the teacher in its skill view): one sample per validation task
    * at temperature 1 with the same sampling seed every time, scored with student.validationMetric.
@@ -423,7 +402,7 @@ export class Trainer {
         stage: 'teacher',
         step: k,
         totalSteps: steps,
-        metrics: { step: k, ...this.rolloutMetrics(r), ...u.metrics, 'time/step_ms': this.clock() - t0 },
+        metrics: { step: k, ...rolloutMetrics(r), ...u.metrics, 'time/step_ms': this.clock() - t0 },
       });
       await this.afterStep(k);
     }
@@ -494,7 +473,7 @@ export class Trainer {
       });
       c.sampledTokens += r.sampledTokens;
       c.envSteps += r.envSteps;
-      const line: MetricsLine = { step: k, ...this.rolloutMetrics(r), ...u.metrics };
+      const line: MetricsLine = { step: k, ...rolloutMetrics(r), ...u.metrics };
       if (u.gap !== null) {
         c.teacherForwardRun++;
         line['opd/teacher_student_gap_mean'] = u.gap;
@@ -540,83 +519,23 @@ export class Trainer {
     }
   }
 
-  private async runEvaluation(): Promise<{ test: PolicyEvaluation; tempControl: RunSummary['temperatureControl'] }> {
-    const policy = this.models.student ?? this.models.teacher ?? this.models.init!;
-    const ev = this.cfg.evaluation;
-    const test = await this.evaluatePolicy(policy, 1);
-    const probeTasks = Array.from({ length: ev.probeTasks }, (_, i) => this.opts.env.task('test', i));
-    const kl = await evaluateProbes(
-      policy,
-      probeTasks.map((t) => this.opts.env.expert(t)),
-      this.models.init!,
-    );
-    // entropy per class of the policy's own samples (temperature 1) is in `test`; probe entropies are below
-    test.klFromInit = kl.klFromInit ?? NaN;
-    this.emit({ type: 'evaluation', kind: 'final', result: test });
-    // temperature control: success when sampling hotter, and the argument-token entropy of the temperature-T
-    // distribution on the probe set (temperature 1 first, as the reference)
-    const tempControl: RunSummary['temperatureControl'] = [];
-    const probes = probeTasks.map((t) => this.opts.env.expert(t));
-    if (ev.temperatures.length > 0) {
-      const h1 = await probeEntropyAt(policy, probes, 1);
-      tempControl.push({ temperature: 1, successRate: test.successRate, argEntropy: h1.actionArg });
-    }
-    for (const temperature of ev.temperatures) {
-      const e = await this.evaluatePolicy(policy, temperature);
-      const h = await probeEntropyAt(policy, probes, temperature);
-      tempControl.push({ temperature, successRate: e.successRate, argEntropy: h.actionArg });
-    }
-    return { test, tempControl };
-  }
-
-  /** Success, pass@k (n = passN per task) and entropy per policy-token class on the test split. */
-  private async evaluatePolicy(policy: PolicyModel, temperature: number): Promise<PolicyEvaluation> {
-    const ev = this.cfg.evaluation;
-    const tasks = Array.from({ length: ev.testTasks }, (_, i) => this.opts.env.task('test', i));
-    const r = await this.opts.engine.rollout({
-      policy,
-      tasks: this.repeat(tasks, ev.passN),
-      withSkill: false,
-      temperature,
-      seed: hashInts(this.cfg.seed, PURPOSE.test),
+  private async runEvaluation(): Promise<EvaluationStageResult> {
+    return runEvaluationStage({
+      cfg: this.cfg,
+      env: this.opts.env,
+      engine: this.opts.engine,
+      policy: this.models.student ?? this.models.teacher ?? this.models.init!,
+      init: this.models.init!,
+      testSeed: hashInts(this.cfg.seed, PURPOSE.test),
+      emit: this.emit,
     });
-    const counts = tasks.map((_, t) => {
-      let c = 0;
-      for (let j = 0; j < ev.passN; j++) c += r.success[t * ev.passN + j] as number;
-      return { n: ev.passN, c };
-    });
-    const passAtK: Record<string, number> = {};
-    for (const k of ev.passK) passAtK[String(k)] = meanPassAtK(counts, k);
-    const p = r.packed;
-    const h = { head: 0, headN: 0, arg: 0, argN: 0 };
-    for (let b = 0; b < p.batch; b++) {
-      for (let t = 0; t + 1 < (p.lengths[b] as number); t++) {
-        const cls = p.classes[b * p.seqLen + t + 1];
-        const e = r.entropy[b * p.seqLen + t] as number;
-        if (cls === TokenClass.actionHead) {
-          h.head += e;
-          h.headN++;
-        } else if (cls === TokenClass.actionArg) {
-          h.arg += e;
-          h.argN++;
-        }
-      }
-    }
-    const m = this.rolloutMetrics(r, 'test');
-    return {
-      successRate: m['test/success_rate'] as number,
-      rewardMean: m['test/reward_mean'] as number,
-      passAtK,
-      entropyByClass: { actionHead: h.headN ? h.head / h.headN : NaN, actionArg: h.argN ? h.arg / h.argN : NaN },
-      klFromInit: NaN,
-    };
   }
 
   private summary(
     status: RunSummary['status'],
     error: string | null,
     test: PolicyEvaluation | null,
-    temperatureControl: RunSummary['temperatureControl'],
+    evaluation: EvaluationStageResult | null,
   ): RunSummary {
     const c = this.state.counters;
     const s = this.schedule;
@@ -654,7 +573,9 @@ export class Trainer {
         entropyByClass: { actionHead: NaN, actionArg: NaN },
         klFromInit: NaN,
       },
-      temperatureControl,
+      temperatureControl: evaluation?.temperatureControl ?? [],
+      probeEntropy: evaluation?.probeEntropy ?? null,
+      matchedTemperature: evaluation?.matchedTemperature ?? null,
       stepMs: {
         beforeRetirement: c.stepsBefore ? c.msBefore / c.stepsBefore : null,
         afterRetirement: c.stepsAfter ? c.msAfter / c.stepsAfter : null,

@@ -7,6 +7,7 @@ import {
   DEFAULT_CONFIG,
   parseOverride,
   resolveConfig,
+  validateConfig,
 } from '../../../src/core/experiment/config';
 
 function messagesOf(fn: () => unknown): string[] {
@@ -105,6 +106,25 @@ describe('experiment config', () => {
     expect(keys).toContain('student.gate.windowSize');
     expect(keys).toContain('evaluation.passK');
     expect(keys).not.toContain('student.gate');
+  });
+});
+
+describe('evaluation.matchArgEntropy', () => {
+  it('is off (null) by default, also in a saved config that predates the key, and accepts a target ≥ 0', () => {
+    expect(DEFAULT_CONFIG.evaluation.matchArgEntropy).toBeNull();
+    const { matchArgEntropy: _dropped, ...older } = DEFAULT_CONFIG.evaluation;
+    expect(validateConfig({ ...DEFAULT_CONFIG, evaluation: older }).evaluation.matchArgEntropy).toBeNull();
+    expect(applyOverrides(DEFAULT_CONFIG, ['evaluation.matchArgEntropy=0.75']).evaluation.matchArgEntropy).toBe(0.75);
+    expect(applyOverrides(DEFAULT_CONFIG, ['evaluation.matchArgEntropy=null']).evaluation.matchArgEntropy).toBeNull();
+  });
+
+  it('rejects a negative or non-numeric target naming the key', () => {
+    expect(messagesOf(() => resolveConfig({ evaluation: { matchArgEntropy: -0.1 } }))[0]).toMatch(
+      /evaluation\.matchArgEntropy: expected a number ≥ 0 \(got -0\.1\)/,
+    );
+    expect(messagesOf(() => resolveConfig({ evaluation: { matchArgEntropy: 'high' } }))[0]).toContain(
+      'evaluation.matchArgEntropy',
+    );
   });
 });
 

@@ -151,6 +151,31 @@ describe('trainer on the smoke preset', () => {
     expect(r.summary.gate.teacherForwardRun).toBe(0);
   });
 
+  it('matches a target argument entropy by bisection and reports success at that temperature', async () => {
+    const cfg = resolveConfig(
+      { student: { steps: 2, schedule: 'none' }, sft: { steps: 2 }, evaluation: { temperatures: [2] } },
+      smoke,
+    );
+    const first = await runTrainer(cfg);
+    const [t1, t2] = first.summary.temperatureControl;
+    expect(first.summary.probeEntropy!.actionArg).toBe(t1!.argEntropy);
+    expect(first.summary.matchedTemperature).toBeNull();
+    // a target between the entropies at T = 1 and T = 2 is matched by a temperature strictly between them
+    const target = (t1!.argEntropy + t2!.argEntropy) / 2;
+    const r = await runTrainer(resolveConfig({ evaluation: { matchArgEntropy: target } }, cfg));
+    const m = r.summary.matchedTemperature!;
+    expect(m.target).toBe(target);
+    expect(m.converged).toBe(true);
+    expect(Math.abs(m.argEntropy - target)).toBeLessThanOrEqual(1e-3);
+    expect(m.temperature).toBeGreaterThan(1);
+    expect(m.temperature).toBeLessThan(2);
+    expect(m.successRate).toBeGreaterThanOrEqual(0);
+    expect(m.passAtK).toHaveProperty('4');
+    // the rest of the evaluation is unchanged by the matching
+    expect(r.summary.test).toEqual(first.summary.test);
+    expect(r.summary.temperatureControl).toEqual(first.summary.temperatureControl);
+  });
+
   it('keeps only the newest runtime.keepCheckpoints mid-stage checkpoints, and every stage start', async () => {
     const cfg = resolveConfig({ runtime: { keepCheckpoints: 2 }, evaluation: { testTasks: 2 } }, smoke);
     const r = await runTrainer(cfg);

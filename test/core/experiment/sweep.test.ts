@@ -1,0 +1,138 @@
+// Sweeps with temperature matching: the reference arm runs first for each seed and its probe argument-token entropy
+// becomes the matched arm's evaluation.matchArgEntropy; the comparison table gains the matched-temperature column.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, DEFAULT_CONFIG } from '../../../src/core/experiment/config';
+import { loadPreset } from '../../../src/core/experiment/preset';
+import type { RunSummary } from '../../../src/core/experiment/summary';
+import {
+  compareRuns,
+  expandSweep,
+  formatComparisonTable,
+  parseSweepSpec,
+  runSweep,
+  type SweepRun,
+} from '../../../src/core/experiment/sweep';
+import { summary as fixtureSummary } from '../../app/runFixtures';
+
+const presets = join(__dirname, '../../../public/presets');
+const lookup = (name: string): unknown => {
+  try {
+    return JSON.parse(readFileSync(join(presets, `${name}.json`), 'utf8'));
+  } catch {
+    return undefined;
+  }
+};
+
+/** A completed run whose probe argument entropy encodes its arm and seed (ActObs: 1.seed, ActionSFT: 0.5 + …). */
+function fakeSummary(run: SweepRun): RunSummary {
+  const lambdaObs = run.config.sft.lambdaObs;
+  const target = run.config.evaluation.matchArgEntropy;
+  return {
+    ...fixtureSummary('completed'),
+    seed: run.seed,
+    lambdaObs,
+    test: { ...fixtureSummary('completed').test, successRate: lambdaObs === 1 ? 0.6 : 0.4 },
+    probeEntropy: { actionHead: 0.2, actionArg: lambdaObs === 1 ? 1 + run.seed / 10 : 0.5 },
+    matchedTemperature:
+      target === null
+        ? null
+        : {
+            target,
+            temperature: 1.5 + run.seed / 10,
+            argEntropy: target,
+            converged: true,
+            successRate: 0.2,
+            passAtK: {},
+          },
+  };
+}
+
+describe('sweep with temperature matching', () => {
+  const spec = parseSweepSpec(
+    {
+      seeds: [0, 1, 2],
+      axes: { 'sft.lambdaObs': [0, 1] },
+      matchTemperature: { axis: 'sft.lambdaObs', reference: 1, matched: 0 },
+    },
+    DEFAULT_CONFIG,
+  );
+  const runs = expandSweep(DEFAULT_CONFIG, spec);
+
+  it('runs the reference arm first for every seed and passes its argument entropy to the matched arm of that seed', async () => {
+    const executed: { label: string; target: number | null }[] = [];
+    const results = await runSweep(runs, spec, async (run) => {
+      executed.push({ label: run.label, target: run.config.evaluation.matchArgEntropy });
+      return fakeSummary(run);
+    });
+    expect(executed).toEqual([
+      { label: 'sft.lambdaObs=1 seed=0', target: null },
+      { label: 'sft.lambdaObs=1 seed=1', target: null },
+      { label: 'sft.lambdaObs=1 seed=2', target: null },
+      { label: 'sft.lambdaObs=0 seed=0', target: 1 },
+      { label: 'sft.lambdaObs=0 seed=1', target: 1.1 },
+      { label: 'sft.lambdaObs=0 seed=2', target: 1.2 },
+    ]);
+    // results come back in the sweep's own order, with the configs actually run
+    expect(results.map((r) => r.run.label)).toEqual(runs.map((r) => r.label));
+    expect(results[1]!.run.config.evaluation.matchArgEntropy).toBe(1.1);
+    expect(results[4]!.run.config.evaluation.matchArgEntropy).toBeNull();
+  });
+
+  it('runs a matched arm without a target (and warns) when its reference run did not complete', async () => {
+    const warnings: string[] = [];
+    const targets: (number | null)[] = [];
+    await runSweep(
+      runs,
+      spec,
+      async (run) => {
+        targets.push(run.config.evaluation.matchArgEntropy);
+        const s = fakeSummary(run);
+        return run.seed === 1 && run.config.sft.lambdaObs === 1 ? { ...s, status: 'failed' } : s;
+      },
+      { warn: (m) => warnings.push(m) },
+    );
+    expect(targets.slice(3)).toEqual([1, null, 1.2]);
+    expect(warnings).toEqual([expect.stringContaining('sft.lambdaObs=0 seed=1: its reference run')]);
+  });
+
+  it('adds the matched-temperature column to the comparison table', async () => {
+    const results = await runSweep(runs, spec, async (run) => fakeSummary(run));
+    const table = formatComparisonTable(compareRuns(results.map((r) => ({ point: r.run.point, summary: r.summary }))));
+    const [header, , actionSft, actObs] = table.split('\n');
+    expect(header).toContain(
+      '| arg entropy at T=1 (nats) | at matched temperature: T, arg entropy, success % (mean ± std) |',
+    );
+    // ActionSFT: matched T mean 1.6, matched entropy = the ActObs targets' mean 1.1, success 20 %
+    expect(actionSft).toMatch(/^\| 0 \| 3 \| 40\.0 ± 0\.0 \|.*\| 0\.500 \| T 1\.600, 1\.100, 20\.0 ± 0\.0 \|$/);
+    expect(actObs).toMatch(/^\| 1 \| 3 \| 60\.0 ± 0\.0 \|.*\| 1\.100 \| – \|$/);
+  });
+
+  it('validates matchTemperature against the axes, naming what is wrong', () => {
+    const bad = (m: unknown): string => {
+      try {
+        parseSweepSpec({ seeds: [0], axes: { 'sft.lambdaObs': [0, 1] }, matchTemperature: m }, DEFAULT_CONFIG);
+      } catch (e) {
+        if (e instanceof ConfigError) return e.message;
+        throw e;
+      }
+      throw new Error('expected a ConfigError');
+    };
+    expect(bad({ axis: 'sft.lambdaObsx', reference: 1, matched: 0 })).toContain(
+      'sweep.matchTemperature.axis: "sft.lambdaObsx" is not an axis of this sweep (axes: sft.lambdaObs)',
+    );
+    expect(bad({ axis: 'sft.lambdaObs', reference: 2, matched: 0 })).toContain(
+      'sweep.matchTemperature.reference: 2 is not a value of axis sft.lambdaObs (values: 0, 1)',
+    );
+    expect(bad({ axis: 'sft.lambdaObs', reference: 1, matched: 1 })).toContain('reference and matched must differ');
+    expect(bad({ axis: 'sft.lambdaObs', reference: 1, matched: 0, extra: true })).toContain(
+      'sweep.matchTemperature: unknown key(s) extra (valid keys: axis, reference, matched)',
+    );
+  });
+
+  it('the actobs-vs-actionsft preset matches ActionSFT (λ_obs = 0) to ActObs (λ_obs = 1)', () => {
+    const p = loadPreset('actobs-vs-actionsft', lookup);
+    expect(p.sweep?.matchTemperature).toEqual({ axis: 'sft.lambdaObs', reference: 1, matched: 0 });
+  });
+});
