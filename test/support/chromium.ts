@@ -23,6 +23,13 @@ export async function launchChromium(): Promise<BrowserContext> {
       '--disable-quic',
     ],
   });
-  context.on('close', () => rmSync(userDataDir, { recursive: true, force: true }));
+  // Chromium may still be flushing its profile when 'close' fires: best-effort removal of a temp directory.
+  context.on('close', () => {
+    try {
+      rmSync(userDataDir, { recursive: true, force: true, maxRetries: 3 });
+    } catch {
+      // left in the OS temp directory
+    }
+  });
   return context;
 }

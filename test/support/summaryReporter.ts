@@ -2,10 +2,13 @@
 // read a runner's last line see the outcome in the common form.
 import type { Reporter, TestModule } from 'vitest/node';
 
+type UnhandledErrors = Parameters<NonNullable<Reporter['onTestRunEnd']>>[1];
+
 export default class SummaryReporter implements Reporter {
-  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: UnhandledErrors): void {
     let passed = 0;
-    let failed = 0;
+    // an unhandled error fails the run (vitest exits non-zero), so it counts as a failure here too
+    let failed = unhandledErrors.length;
     let skipped = 0;
     for (const module of testModules) {
       if (module.state() === 'failed' && [...module.children.allTests()].length === 0) failed += 1;
