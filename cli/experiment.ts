@@ -4,7 +4,7 @@
 // 130 interrupted (a checkpoint was written: continue with --resume DIR).
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { applyOverrides, BACKEND_CHOICES, ConfigError, configKeys } from '../src/core/experiment/config';
+import { applyOverrides, BACKEND_CHOICES, configKeys } from '../src/core/experiment/config';
 import {
   availablePresets,
   exportTeacher,
@@ -15,8 +15,8 @@ import {
   runExperiment,
   UserError,
 } from './experimentRunner';
-import { RunFolder, RunFolderError } from './runFolder';
-import { tsxWrapperWarning } from './interrupt';
+import { RunFolder } from './runFolder';
+import { runCliMain } from './cliMain';
 
 const USAGE = `usage: npm run experiment -- --preset NAME [options]
 
@@ -67,70 +67,50 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${configKeys().join('\n')}\n`);
     return 0;
   }
-  try {
-    let folder: RunFolder;
-    let config;
-    let resume = null;
-    if (values.resume !== undefined) {
-      if (values.preset || values.set || values.seed || values.backend || values.out) {
-        throw new UserError(
-          '--resume continues a run with its own config.json: do not combine it with --preset, --set, --seed, --backend or --out',
-        );
-      }
-      ({ folder, config, resume } = await prepareResume(values.resume));
-      process.stderr.write(`resuming ${values.resume} from ${resume.state.stage} step ${resume.state.step}\n`);
-    } else {
-      if (!values.preset) throw new UserError(`--preset is required (available: ${availablePresets().join(', ')})`);
-      const preset = readPreset(values.preset);
-      if (preset.sweep)
-        process.stderr.write(
-          `note: preset ${preset.name} is a sweep; running its base config once (npm run sweep -- --preset ${preset.name} runs all)\n`,
-        );
-      const sets = [...(values.set ?? [])];
-      if (values.seed !== undefined) sets.push(`seed=${values.seed}`);
-      if (values.backend !== undefined) sets.push(`runtime.backend=${values.backend}`);
-      config = applyOverrides(preset.config, sets);
-      const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
-      const out = values.out ?? join(ROOT, 'runs', `${preset.name}-seed${config.seed}-${stamp}`);
-      folder = RunFolder.create(out, config);
-    }
-    const summary = await runExperiment({ folder, config, resume, progress: !values['no-progress'] });
-    process.stdout.write(`${oneLine(summary)}\nrun folder: ${folder.dir}\n`);
-    if (summary.status === 'interrupted') {
-      process.stdout.write(`interrupted: continue with npm run experiment -- --resume ${folder.dir}\n`);
-      return 130;
-    }
-    if (summary.status === 'failed') {
-      process.stderr.write(
-        `run failed: ${summary.error}\nthe last good checkpoint is in ${join(folder.dir, 'checkpoints')}\n`,
+  let folder: RunFolder;
+  let config;
+  let resume = null;
+  if (values.resume !== undefined) {
+    if (values.preset || values.set || values.seed || values.backend || values.out) {
+      throw new UserError(
+        '--resume continues a run with its own config.json: do not combine it with --preset, --set, --seed, --backend or --out',
       );
-      return 1;
     }
-    if (values['export-teacher']) {
-      const shown = argv.filter((a, i) => a !== '--out' && argv[i - 1] !== '--out' && a !== '--no-progress');
-      await exportTeacher(folder, values['export-teacher'], `npm run experiment -- ${shown.join(' ')}`);
-      process.stdout.write(`teacher exported to ${values['export-teacher']}\n`);
-    }
-    return 0;
-  } catch (e) {
-    if (e instanceof ConfigError || e instanceof UserError || e instanceof RunFolderError) {
-      process.stderr.write(`experiment: ${e instanceof ConfigError ? e.messages.join('\n  ') : e.message}\n`);
-      return 2;
-    }
-    if (e instanceof Error && /^(checkpoint|--set|preset|config)/.test(e.message)) {
-      process.stderr.write(`experiment: ${e.message}\n`);
-      return 2;
-    }
-    throw e;
+    ({ folder, config, resume } = await prepareResume(values.resume));
+    process.stderr.write(`resuming ${values.resume} from ${resume.state.stage} step ${resume.state.step}\n`);
+  } else {
+    if (!values.preset) throw new UserError(`--preset is required (available: ${availablePresets().join(', ')})`);
+    const preset = readPreset(values.preset);
+    if (preset.sweep)
+      process.stderr.write(
+        `note: preset ${preset.name} is a sweep; running its base config once (npm run sweep -- --preset ${preset.name} runs all)\n`,
+      );
+    const sets = [...(values.set ?? [])];
+    if (values.seed !== undefined) sets.push(`seed=${values.seed}`);
+    if (values.backend !== undefined) sets.push(`runtime.backend=${values.backend}`);
+    config = applyOverrides(preset.config, sets);
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
+    const out = values.out ?? join(ROOT, 'runs', `${preset.name}-seed${config.seed}-${stamp}`);
+    folder = RunFolder.create(out, config);
   }
+  const summary = await runExperiment({ folder, config, resume, progress: !values['no-progress'] });
+  process.stdout.write(`${oneLine(summary)}\nrun folder: ${folder.dir}\n`);
+  if (summary.status === 'interrupted') {
+    process.stdout.write(`interrupted: continue with npm run experiment -- --resume ${folder.dir}\n`);
+    return 130;
+  }
+  if (summary.status === 'failed') {
+    process.stderr.write(
+      `run failed: ${summary.error}\nthe last good checkpoint is in ${join(folder.dir, 'checkpoints')}\n`,
+    );
+    return 1;
+  }
+  if (values['export-teacher']) {
+    const shown = argv.filter((a, i) => a !== '--out' && argv[i - 1] !== '--out' && a !== '--no-progress');
+    await exportTeacher(folder, values['export-teacher'], `npm run experiment -- ${shown.join(' ')}`);
+    process.stdout.write(`teacher exported to ${values['export-teacher']}\n`);
+  }
+  return 0;
 }
 
-const warning = tsxWrapperWarning('experiment');
-if (warning) process.stderr.write(warning);
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (e: unknown) => {
-    process.stderr.write(`experiment: internal error: ${(e as Error).stack ?? String(e)}\n`);
-    process.exit(1);
-  },
-);
+runCliMain('experiment', main);

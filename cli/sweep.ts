@@ -8,7 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { applyOverrides, ConfigError } from '../src/core/experiment/config';
+import { applyOverrides } from '../src/core/experiment/config';
 import {
   compareRuns,
   expandSweep,
@@ -17,8 +17,8 @@ import {
   runSweep,
 } from '../src/core/experiment/sweep';
 import { availablePresets, oneLine, readPreset, ROOT, runExperiment, UserError } from './experimentRunner';
-import { RunFolder, RunFolderError } from './runFolder';
-import { tsxWrapperWarning } from './interrupt';
+import { RunFolder } from './runFolder';
+import { runCliMain } from './cliMain';
 
 const USAGE = `usage: npm run sweep -- --preset NAME [options]
 
@@ -68,98 +68,82 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  try {
-    if (!values.preset) throw new UserError(`--preset is required (available: ${availablePresets().join(', ')})`);
-    const preset = readPreset(values.preset);
-    const sets = [...(values.set ?? [])];
-    if (values.backend !== undefined) sets.push(`runtime.backend=${values.backend}`);
-    const base = applyOverrides(preset.config, sets);
-    let seeds = preset.sweep?.seeds ?? [0, 1, 2];
-    if (values.seeds !== undefined) {
-      seeds = values.seeds.split(',').map((s) => {
-        const n = Number(s.trim());
-        if (!Number.isInteger(n) || n < 0)
-          throw new UserError(`--seeds: expected comma-separated integers ≥ 0, got "${values.seeds}"`);
-        return n;
-      });
-    }
-    let axes: Record<string, unknown[]> = preset.sweep?.axes ?? {};
-    if (values.vary?.length) {
-      axes = {};
-      for (const v of values.vary) {
-        const eq = v.indexOf('=');
-        if (eq <= 0) throw new UserError(`--vary "${v}": expected key=v1,v2,… e.g. student.schedule=adaptive,never`);
-        axes[v.slice(0, eq)] = v
-          .slice(eq + 1)
-          .split(',')
-          .map(parseValue);
-      }
-    }
-    // the preset's temperature matching applies while its axes do (not with --vary axes of one's own)
-    const match = values.vary?.length ? undefined : preset.sweep?.matchTemperature;
-    const spec = parseSweepSpec(match ? { seeds, axes, matchTemperature: match } : { seeds, axes }, base, 'sweep');
-    const runs = expandSweep(base, spec);
-    const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
-    const out = values.out ?? join(ROOT, 'runs', `sweep-${preset.name}-${stamp}`);
-    process.stderr.write(`sweep ${preset.name}: ${runs.length} runs → ${out}\n`);
-    let ok = true;
-    const results = await runSweep(
-      runs,
-      spec,
-      async (run, i) => {
-        const folder = RunFolder.create(join(out, slug(run.label)), run.config);
-        const summary = await runExperiment({
-          folder,
-          config: run.config,
-          resume: null,
-          progress: !values['no-progress'],
-          label: `[${i + 1}/${runs.length}] ${run.label}`,
-        });
-        process.stderr.write(`[${i + 1}/${runs.length}] ${run.label}: ${oneLine(summary)}\n`);
-        if (summary.status !== 'completed') ok = false;
-        return summary;
-      },
-      {
-        warn: (m) => process.stderr.write(`warning: ${m}\n`),
-        stop: (summary) => summary.status === 'interrupted',
-      },
-    );
-    const done = results.map(({ run, summary }) => ({ point: run.point, summary, label: run.label }));
-    const rows = compareRuns(done);
-    const table = formatComparisonTable(rows);
-    writeFileSync(join(out, 'comparison.md'), `# Sweep ${preset.name}\n\n${preset.description}\n\n${table}\n`);
-    writeFileSync(
-      join(out, 'comparison.json'),
-      JSON.stringify(
-        {
-          preset: preset.name,
-          seeds,
-          axes,
-          matchTemperature: spec.matchTemperature ?? null,
-          rows,
-          runs: done.map((d) => ({ label: d.label, summary: d.summary })),
-        },
-        null,
-        1,
-      ),
-    );
-    process.stdout.write(`${table}\n\nsweep folder: ${out}\n`);
-    return ok ? 0 : 1;
-  } catch (e) {
-    if (e instanceof ConfigError || e instanceof UserError || e instanceof RunFolderError) {
-      process.stderr.write(`sweep: ${e instanceof ConfigError ? e.messages.join('\n  ') : e.message}\n`);
-      return 2;
-    }
-    throw e;
+  if (!values.preset) throw new UserError(`--preset is required (available: ${availablePresets().join(', ')})`);
+  const preset = readPreset(values.preset);
+  const sets = [...(values.set ?? [])];
+  if (values.backend !== undefined) sets.push(`runtime.backend=${values.backend}`);
+  const base = applyOverrides(preset.config, sets);
+  let seeds = preset.sweep?.seeds ?? [0, 1, 2];
+  if (values.seeds !== undefined) {
+    seeds = values.seeds.split(',').map((s) => {
+      const n = Number(s.trim());
+      if (!Number.isInteger(n) || n < 0)
+        throw new UserError(`--seeds: expected comma-separated integers ≥ 0, got "${values.seeds}"`);
+      return n;
+    });
   }
+  let axes: Record<string, unknown[]> = preset.sweep?.axes ?? {};
+  if (values.vary?.length) {
+    axes = {};
+    for (const v of values.vary) {
+      const eq = v.indexOf('=');
+      if (eq <= 0) throw new UserError(`--vary "${v}": expected key=v1,v2,… e.g. student.schedule=adaptive,never`);
+      axes[v.slice(0, eq)] = v
+        .slice(eq + 1)
+        .split(',')
+        .map(parseValue);
+    }
+  }
+  // the preset's temperature matching applies while its axes do (not with --vary axes of one's own)
+  const match = values.vary?.length ? undefined : preset.sweep?.matchTemperature;
+  const spec = parseSweepSpec(match ? { seeds, axes, matchTemperature: match } : { seeds, axes }, base, 'sweep');
+  const runs = expandSweep(base, spec);
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
+  const out = values.out ?? join(ROOT, 'runs', `sweep-${preset.name}-${stamp}`);
+  process.stderr.write(`sweep ${preset.name}: ${runs.length} runs → ${out}\n`);
+  let ok = true;
+  const results = await runSweep(
+    runs,
+    spec,
+    async (run, i) => {
+      const folder = RunFolder.create(join(out, slug(run.label)), run.config);
+      const summary = await runExperiment({
+        folder,
+        config: run.config,
+        resume: null,
+        progress: !values['no-progress'],
+        label: `[${i + 1}/${runs.length}] ${run.label}`,
+      });
+      process.stderr.write(`[${i + 1}/${runs.length}] ${run.label}: ${oneLine(summary)}\n`);
+      if (summary.status !== 'completed') ok = false;
+      return summary;
+    },
+    {
+      warn: (m) => process.stderr.write(`warning: ${m}\n`),
+      stop: (summary) => summary.status === 'interrupted',
+    },
+  );
+  const done = results.map(({ run, summary }) => ({ point: run.point, summary, label: run.label }));
+  const rows = compareRuns(done);
+  const table = formatComparisonTable(rows);
+  writeFileSync(join(out, 'comparison.md'), `# Sweep ${preset.name}\n\n${preset.description}\n\n${table}\n`);
+  writeFileSync(
+    join(out, 'comparison.json'),
+    JSON.stringify(
+      {
+        preset: preset.name,
+        seeds,
+        axes,
+        matchTemperature: spec.matchTemperature ?? null,
+        rows,
+        runs: done.map((d) => ({ label: d.label, summary: d.summary })),
+      },
+      null,
+      1,
+    ),
+  );
+  process.stdout.write(`${table}\n\nsweep folder: ${out}\n`);
+  return ok ? 0 : 1;
 }
 
-const warning = tsxWrapperWarning('sweep');
-if (warning) process.stderr.write(warning);
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (e: unknown) => {
-    process.stderr.write(`sweep: internal error: ${(e as Error).stack ?? String(e)}\n`);
-    process.exit(1);
-  },
-);
+runCliMain('sweep', main);
