@@ -5,15 +5,10 @@ import { ConfigError } from '../../../src/core/experiment/config';
 import { loadPreset, PRESET_NAMES } from '../../../src/core/experiment/preset';
 import { compareRuns, expandSweep, formatComparisonTable, parseSweepSpec } from '../../../src/core/experiment/sweep';
 import type { RunSummary } from '../../../src/core/experiment/summary';
+import { PRESET_DIR, lookupPreset } from '../../support/presets';
 
-const dir = join(__dirname, '../../../public/presets');
-const lookup = (name: string): unknown => {
-  try {
-    return JSON.parse(readFileSync(join(dir, `${name}.json`), 'utf8'));
-  } catch {
-    return undefined;
-  }
-};
+const dir = PRESET_DIR;
+const lookup = lookupPreset;
 
 function errorOf(fn: () => unknown): ConfigError {
   try {

@@ -1,7 +1,5 @@
 // Sweeps with temperature matching: the reference arm runs first for each seed and its probe argument-token entropy
 // becomes the matched arm's evaluation.matchArgEntropy; the comparison table gains the matched-temperature column.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_CONFIG } from '../../../src/core/experiment/config';
 import { loadPreset } from '../../../src/core/experiment/preset';
@@ -15,15 +13,9 @@ import {
   type SweepRun,
 } from '../../../src/core/experiment/sweep';
 import { summary as fixtureSummary } from '../../app/runFixtures';
+import { lookupPreset } from '../../support/presets';
 
-const presets = join(__dirname, '../../../public/presets');
-const lookup = (name: string): unknown => {
-  try {
-    return JSON.parse(readFileSync(join(presets, `${name}.json`), 'utf8'));
-  } catch {
-    return undefined;
-  }
-};
+const lookup = lookupPreset;
 
 /** A completed run whose probe argument entropy encodes its arm and seed (ActObs: 1.seed, ActionSFT: 0.5 + …). */
 function fakeSummary(run: SweepRun): RunSummary {

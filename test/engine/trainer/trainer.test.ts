@@ -1,7 +1,5 @@
 // End-to-end tests of the experiment trainer on the smoke preset (wasm backend, a few seconds per run).
 import * as tf from '@tensorflow/tfjs';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig, type ExperimentConfig } from '../../../src/core/experiment/config';
 import { createEnvFor } from '../../../src/core/experiment/envFactory';
@@ -17,15 +15,9 @@ import { createEnginePort } from '../../../src/engine/trainer/engineAdapter';
 import type { MetricsLine, TrainerEvent } from '../../../src/engine/trainer/events';
 import { Trainer, type TrainerOptions } from '../../../src/engine/trainer/trainer';
 import { parseTrainerState, type TrainerState } from '../../../src/engine/trainer/trainerState';
+import { lookupPreset } from '../../support/presets';
 
-const presets = join(__dirname, '../../../public/presets');
-const lookup = (name: string): unknown => {
-  try {
-    return JSON.parse(readFileSync(join(presets, `${name}.json`), 'utf8'));
-  } catch {
-    return undefined;
-  }
-};
+const lookup = lookupPreset;
 
 let smoke: ExperimentConfig;
 beforeAll(async () => {
