@@ -11,8 +11,10 @@ export default class SummaryReporter implements Reporter {
     let failed = unhandledErrors.length;
     let skipped = 0;
     for (const module of testModules) {
-      if (module.state() === 'failed' && [...module.children.allTests()].length === 0) failed += 1;
-      for (const test of module.children.allTests()) {
+      // a file that failed outside its tests (import, beforeAll) leaves them skipped: count the file as a failure
+      const tests = [...module.children.allTests()];
+      if (module.state() === 'failed' && !tests.some((t) => t.result().state === 'failed')) failed += 1;
+      for (const test of tests) {
         const state = test.result().state;
         if (state === 'passed') passed += 1;
         else if (state === 'failed') failed += 1;

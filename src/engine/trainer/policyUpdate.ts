@@ -7,11 +7,11 @@ import { grpoAdvantages, type AdvantageScaling } from '../../core/grpoAdvantages
 import type { GrpoConfig } from '../../core/experiment/config';
 import type { Task } from '../../core/env/types';
 import { grpoLoss } from '../losses/grpoLoss';
-import { disposeStats, readStats, valueAndGradsWithStats } from '../losses/lossTypes';
 import { opdGap, opdLoss, type OpdEstimator } from '../losses/opdLoss';
 import { tokenLogProbs } from '../losses/tokenLogProbs';
 import type { PolicyModel } from '../model';
 import type { RolloutOutput, TrainerOptimizer } from './enginePort';
+import { checkedUpdate } from './checkedUpdate';
 import { NonFiniteError, type StageName } from './events';
 import { disposeTensors, packSequences, toTensors, type PackedSequences } from './sequenceBatch';
 
@@ -138,87 +138,77 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
       refLP = tf.tidy(() => tokenLogProbs(ref.forward(t.tokens), t.targets));
     }
     const opd = req.opd;
-    const { value, grads, stats } = valueAndGradsWithStats(() => {
-      const logits = policy.forward(t.tokens);
-      const g = grpoLoss(
-        {
-          logits,
-          targets: t.targets,
-          targetClasses: t.targetClasses,
-          oldLogProbs: old,
-          advantages: advT,
-          ...(refLP ? { refLogProbs: refLP } : {}),
-        },
-        {
-          clipLow: grpo.clipLow,
-          clipHigh: grpo.clipHigh,
-          aggregation: grpo.aggregation,
-          klCoef: grpo.klBeta,
-          computeEntropy: true,
-        },
-      );
-      const grpoTerm = inject('grpo', g.loss);
-      const s: Record<string, tf.Scalar> = {};
-      for (const [k, v] of Object.entries(g.stats)) s[`grpo/${k}`] = v as tf.Scalar;
-      s['term/grpo'] = grpoTerm;
-      let loss: tf.Scalar = grpoTerm;
-      if (opd && teacherLP) {
-        s['opd/gap'] = opdGap(teacherLP, old, t.targetClasses);
-        if (opd.coef > 0) {
-          const o = opdLoss(
-            {
-              logits,
-              targets: t.targets,
-              targetClasses: t.targetClasses,
-              oldLogProbs: old,
-              teacherLogProbs: teacherLP,
-              ...(teacherLogits ? { teacherLogits } : {}),
-            },
-            opd.estimator,
-          );
-          const opdTerm = inject('opd', o.loss);
-          for (const [k, v] of Object.entries(o.stats)) if (k !== 'loss') s[`opd/${k}`] = v as tf.Scalar;
-          s['term/opd'] = opdTerm;
-          loss = tf.add(loss, tf.mul(opdTerm, opd.coef)) as tf.Scalar;
+    const { host } = await checkedUpdate({
+      stage: req.stage,
+      step: req.step,
+      optimizer: req.optimizer,
+      variables: policy.trainableVariables,
+      finiteTerms: { 'term/grpo': 'grpo', 'term/opd': 'opd' },
+      loss: () => {
+        const logits = policy.forward(t.tokens);
+        const g = grpoLoss(
+          {
+            logits,
+            targets: t.targets,
+            targetClasses: t.targetClasses,
+            oldLogProbs: old,
+            advantages: advT,
+            ...(refLP ? { refLogProbs: refLP } : {}),
+          },
+          {
+            clipLow: grpo.clipLow,
+            clipHigh: grpo.clipHigh,
+            aggregation: grpo.aggregation,
+            klCoef: grpo.klBeta,
+            computeEntropy: true,
+          },
+        );
+        const grpoTerm = inject('grpo', g.loss);
+        const s: Record<string, tf.Scalar> = {};
+        for (const [k, v] of Object.entries(g.stats)) s[`grpo/${k}`] = v as tf.Scalar;
+        s['term/grpo'] = grpoTerm;
+        let loss: tf.Scalar = grpoTerm;
+        if (opd && teacherLP) {
+          s['opd/gap'] = opdGap(teacherLP, old, t.targetClasses);
+          if (opd.coef > 0) {
+            const o = opdLoss(
+              {
+                logits,
+                targets: t.targets,
+                targetClasses: t.targetClasses,
+                oldLogProbs: old,
+                teacherLogProbs: teacherLP,
+                ...(teacherLogits ? { teacherLogits } : {}),
+              },
+              opd.estimator,
+            );
+            const opdTerm = inject('opd', o.loss);
+            for (const [k, v] of Object.entries(o.stats)) if (k !== 'loss') s[`opd/${k}`] = v as tf.Scalar;
+            s['term/opd'] = opdTerm;
+            loss = tf.add(loss, tf.mul(opdTerm, opd.coef)) as tf.Scalar;
+          }
         }
-      }
-      return { loss, stats: s };
-    }, policy.trainableVariables);
-    try {
-      const gradNormSq = tf.tidy(() => tf.addN(Object.values(grads).map((g) => tf.sum(tf.square(g)))) as tf.Scalar);
-      stats['grad/norm_sq'] = gradNormSq;
-      const host = await readStats({ ...stats, loss: value });
-      for (const term of ['grpo', 'opd'] as const) {
-        const v = host[`term/${term}`];
-        if (v !== undefined && !Number.isFinite(v))
-          throw new NonFiniteError(req.stage, req.step, term, `${term} loss = ${v}`);
-      }
-      const normSq = host['grad/norm_sq'] as number;
-      if (!Number.isFinite(normSq)) throw new NonFiniteError(req.stage, req.step, 'gradient', `‖∇‖² = ${normSq}`);
-      req.optimizer.apply(grads, policy.trainableVariables);
-      const m: Record<string, number> = {
-        'actor/loss': host.loss as number,
-        'actor/pg_loss': host['grpo/policyLoss'] as number,
-        'actor/pg_clipfrac_lower': host['grpo/clipFracLow'] as number,
-        'actor/pg_clipfrac_higher': host['grpo/clipFracHigh'] as number,
-        'actor/ratio_mean': host['grpo/ratioMean'] as number,
-        'actor/entropy': host['grpo/entropy'] as number,
-        'actor/kl_loss': host['grpo/kl'] as number,
-        'actor/grad_norm': Math.sqrt(normSq),
-        'critic/frac_reward_zero_std': adv.fracRewardZeroStd,
-      };
-      if (host['term/opd'] !== undefined) {
-        m['opd/loss'] = host['term/opd'];
-        m['opd/k3_kl'] = host['opd/k3'] as number;
-        m['opd/ratio_mean'] = host['opd/ratioMean'] as number;
-      }
-      const gap = host['opd/gap'];
-      return { metrics: m, gap: gap === undefined ? null : gap };
-    } finally {
-      value.dispose();
-      Object.values(grads).forEach((g) => g.dispose());
-      disposeStats(stats);
+        return { loss, stats: s };
+      },
+    });
+    const m: Record<string, number> = {
+      'actor/loss': host.loss,
+      'actor/pg_loss': host['grpo/policyLoss'] as number,
+      'actor/pg_clipfrac_lower': host['grpo/clipFracLow'] as number,
+      'actor/pg_clipfrac_higher': host['grpo/clipFracHigh'] as number,
+      'actor/ratio_mean': host['grpo/ratioMean'] as number,
+      'actor/entropy': host['grpo/entropy'] as number,
+      'actor/kl_loss': host['grpo/kl'] as number,
+      'actor/grad_norm': Math.sqrt(host.gradNormSq),
+      'critic/frac_reward_zero_std': adv.fracRewardZeroStd,
+    };
+    if (host['term/opd'] !== undefined) {
+      m['opd/loss'] = host['term/opd'];
+      m['opd/k3_kl'] = host['opd/k3'] as number;
+      m['opd/ratio_mean'] = host['opd/ratioMean'] as number;
     }
+    const gap = host['opd/gap'];
+    return { metrics: m, gap: gap === undefined ? null : gap };
   } finally {
     disposeTensors(t);
     old.dispose();

@@ -8,12 +8,12 @@ import { createRng } from '../../core/rng';
 import { actObsLoss } from '../losses/actObsLoss';
 import { klFromInit } from '../losses/evalMetrics';
 import { actObsGradientGeometry } from '../losses/gradientGeometry';
-import { actionMask, classMask, disposeStats, readStats, valueAndGradsWithStats } from '../losses/lossTypes';
+import { actionMask, classMask } from '../losses/lossTypes';
 import { tokenEntropy, tokenLogProbs } from '../losses/tokenLogProbs';
 import { TokenClass } from '../../core/env/types';
 import type { PolicyModel } from '../model';
 import type { TrainerOptimizer } from './enginePort';
-import { NonFiniteError } from './events';
+import { checkedUpdate } from './checkedUpdate';
 import { disposeTensors, packSequences, toTensors } from './sequenceBatch';
 
 export interface Demonstrations {
@@ -53,46 +53,41 @@ export async function sftStep(req: SftStepRequest): Promise<Record<string, numbe
   });
   const t = toTensors(packSequences(batch));
   try {
-    const { value, grads, stats } = valueAndGradsWithStats(() => {
-      const out = actObsLoss(
-        { logits: model.forward(t.tokens), targets: t.targets, targetClasses: t.targetClasses },
-        cfg.sft.lambdaObs,
-      );
-      const loss = req.injectNonFinite === 'sft' ? (tf.mul(out.loss, NaN) as tf.Scalar) : out.loss;
-      return { loss, stats: out.stats };
-    }, model.trainableVariables);
-    try {
-      const normSq = tf.tidy(() => tf.addN(Object.values(grads).map((g) => tf.sum(tf.square(g)))) as tf.Scalar);
-      const host = await readStats({ ...stats, value, normSq });
-      if (!Number.isFinite(host.value)) throw new NonFiniteError('sft', req.step, 'sft', `ActObs loss = ${host.value}`);
-      if (!Number.isFinite(host.normSq)) throw new NonFiniteError('sft', req.step, 'gradient', `‖∇‖² = ${host.normSq}`);
-      normSq.dispose();
-      req.optimizer.apply(grads, model.trainableVariables);
-      const m: Record<string, number> = {
-        'sft/loss': host.value,
-        'sft/action_ce': host.actionCE,
-        'sft/obs_ce': host.observationCE,
-        'sft/action_tokens': host.actionTokens,
-        'sft/obs_tokens': host.observationTokens,
-        'sft/grad_norm': Math.sqrt(host.normSq),
-      };
-      const every = cfg.sft.geometryEvery;
-      if (every > 0 && req.step % every === 0) {
-        const geo = await actObsGradientGeometry(
-          () => model.forward(t.tokens),
-          t.targets,
-          t.targetClasses,
-          model.trainableVariables,
+    const { host } = await checkedUpdate({
+      stage: 'sft',
+      step: req.step,
+      optimizer: req.optimizer,
+      variables: model.trainableVariables,
+      finiteTerms: { loss: 'sft' },
+      loss: () => {
+        const out = actObsLoss(
+          { logits: model.forward(t.tokens), targets: t.targets, targetClasses: t.targetClasses },
+          cfg.sft.lambdaObs,
         );
-        m['sft/grad_cosine'] = geo.cosine;
-        m['sft/grad_norm_ratio'] = geo.normRatio;
-      }
-      return m;
-    } finally {
-      value.dispose();
-      Object.values(grads).forEach((g) => g.dispose());
-      disposeStats(stats);
+        const loss = req.injectNonFinite === 'sft' ? (tf.mul(out.loss, NaN) as tf.Scalar) : out.loss;
+        return { loss, stats: out.stats };
+      },
+    });
+    const m: Record<string, number> = {
+      'sft/loss': host.loss,
+      'sft/action_ce': host.actionCE,
+      'sft/obs_ce': host.observationCE,
+      'sft/action_tokens': host.actionTokens,
+      'sft/obs_tokens': host.observationTokens,
+      'sft/grad_norm': Math.sqrt(host.gradNormSq),
+    };
+    const every = cfg.sft.geometryEvery;
+    if (every > 0 && req.step % every === 0) {
+      const geo = await actObsGradientGeometry(
+        () => model.forward(t.tokens),
+        t.targets,
+        t.targetClasses,
+        model.trainableVariables,
+      );
+      m['sft/grad_cosine'] = geo.cosine;
+      m['sft/grad_norm_ratio'] = geo.normRatio;
     }
+    return m;
   } finally {
     disposeTensors(t);
   }
