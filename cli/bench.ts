@@ -1,32 +1,24 @@
-// `npm run bench -- [--backends cpu,wasm,webgpu] [--steps N] [--rollouts N] [--warmup N] [--workloads w1,w2cached,w2uncached] [--seed N]`
+// `npm run bench -- [--backends cpu,wasm,webgpu] [--steps N] [--rollouts N] [--warmup N]
+//   [--workloads w1,w2cached,w2uncached,loss] [--seed N] [--anchor] [--anchor-python PATH] [--anchor-threads N]`
 // (webgpu in Node runs on SwiftShader, a CPU emulation: use e.g. --steps 2 --rollouts 1 --warmup 1 there)
-// Prints one JSON object per available backend for the reference workloads (../shared/anchors):
-//   W1: one training step (vocab 64, context 128, width 64, 2 layers, 4 heads, MLP 256, batch 64, masked weighted
-//       token CE, Adam with an explicit epsilon);
-//   W2: a rollout of 64 sequences, 64-token prompt, 32 sampled tokens, with and without the KV cache.
-// Timings are wall-clock ms (median/min/max after warm-up); kernels are engine kernel invocations per step.
+// Prints one JSON object per available backend for the reference workloads of src/engine/benchWorkloads.ts (the
+// same code `npm run bench:browser` runs in Chromium). Timings are wall-clock ms (median/min/max after warm-up).
+// --anchor also runs bench/pytorch_anchor.py (the same workloads in PyTorch on the CPU), prints its JSON, and adds
+// lab/PyTorch ratios measured in this invocation; without it, or without an importable torch, there are no ratios.
 import * as tf from '@tensorflow/tfjs';
-import { BackendUnavailableError, initBackend, parseBackendName, type BackendName } from '../src/engine/backend';
-import { generate } from '../src/engine/generate';
-import { countKernels, type KernelCounts } from '../src/engine/kernelCounter';
-import { tokenLogProbs } from '../src/engine/losses/tokenLogProbs';
-import { PolicyModel } from '../src/engine/model';
-import { parameterCount, type ModelConfig } from '../src/engine/modelConfig';
-import { SeededRandom } from '../src/engine/sampling';
+import {
+  BackendUnavailableError,
+  initBackend,
+  parseBackendName,
+  wasmRuntimeInfo,
+  type BackendName,
+} from '../src/engine/backend';
+import { parseWorkloads, runWorkloads, WORKLOADS, type Workload } from '../src/engine/benchWorkloads';
+import { anchorReport } from './pytorchAnchor';
 
-const REFERENCE: ModelConfig = {
-  vocabSize: 64,
-  contextTokens: 128,
-  width: 64,
-  layers: 2,
-  heads: 4,
-  mlp: 256,
-  tiedHead: false,
-};
-const BATCH = 64;
-const PROMPT = 64;
-const NEW_TOKENS = 32;
-const PYTORCH_MS = { w1: 330, w2NoCache: 3700 };
+const USAGE =
+  'usage: npm run bench -- [--backends cpu,wasm,webgpu] [--steps N] [--rollouts N] [--warmup N] ' +
+  `[--workloads ${WORKLOADS.join(',')}] [--seed N] [--anchor] [--anchor-python PATH] [--anchor-threads N]`;
 
 interface Args {
   backends: BackendName[];
@@ -35,10 +27,10 @@ interface Args {
   seed: number;
   warmup: number;
   workloads: Workload[];
+  anchor: boolean;
+  anchorPython: string;
+  anchorThreads?: number;
 }
-
-type Workload = 'w1' | 'w2cached' | 'w2uncached';
-const WORKLOADS: readonly Workload[] = ['w1', 'w2cached', 'w2uncached'];
 
 function parseArgs(argv: string[]): Args {
   const args: Args = {
@@ -48,6 +40,8 @@ function parseArgs(argv: string[]): Args {
     seed: 0,
     warmup: 3,
     workloads: [...WORKLOADS],
+    anchor: false,
+    anchorPython: 'python3',
   };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i] as string;
@@ -59,32 +53,28 @@ function parseArgs(argv: string[]): Args {
       i++;
       return n;
     };
-    if (flag === '--backends') {
-      if (value === undefined) throw new Error('--backends expects a comma-separated list, e.g. cpu,wasm,webgpu');
-      args.backends = value.split(',').filter(Boolean).map(parseBackendName);
+    const text = (what: string): string => {
+      if (value === undefined) throw new Error(`${flag} expects ${what}`);
       i++;
+      return value;
+    };
+    if (flag === '--backends') {
+      args.backends = text('a comma-separated list, e.g. cpu,wasm,webgpu')
+        .split(',')
+        .filter(Boolean)
+        .map(parseBackendName);
     } else if (flag === '--steps') args.steps = int();
     else if (flag === '--rollouts') args.rollouts = int();
     else if (flag === '--seed') args.seed = int();
     else if (flag === '--warmup') args.warmup = int();
-    else if (flag === '--workloads') {
-      if (value === undefined) throw new Error(`--workloads expects a comma-separated list of ${WORKLOADS.join(', ')}`);
-      args.workloads = value.split(',').map((w) => {
-        if (!(WORKLOADS as readonly string[]).includes(w)) {
-          throw new Error(`unknown workload '${w}' (expected ${WORKLOADS.join(', ')})`);
-        }
-        return w as Workload;
-      });
-      i++;
-    } else if (flag === '--help' || flag === '-h') {
-      console.log(
-        'usage: npm run bench -- [--backends cpu,wasm,webgpu] [--steps N] [--rollouts N] [--warmup N] [--workloads w1,w2cached,w2uncached] [--seed N]',
-      );
+    else if (flag === '--workloads') args.workloads = parseWorkloads(text(`a list of ${WORKLOADS.join(', ')}`));
+    else if (flag === '--anchor') args.anchor = true;
+    else if (flag === '--anchor-python') args.anchorPython = text('the path of a python3 that can import torch');
+    else if (flag === '--anchor-threads') args.anchorThreads = int();
+    else if (flag === '--help' || flag === '-h') {
+      console.log(USAGE);
       process.exit(0);
-    } else
-      throw new Error(
-        `unknown option '${flag}' (expected --backends, --steps, --rollouts, --warmup, --workloads, --seed)`,
-      );
+    } else throw new Error(`unknown option '${flag}'\n${USAGE}`);
   }
   return args;
 }
@@ -94,125 +84,9 @@ function progress(msg: string): void {
   process.stderr.write(`[bench ${tf.getBackend()}] ${msg}\n`);
 }
 
-function stats(ms: number[]): { medianMs: number; minMs: number; maxMs: number; n: number } {
-  const s = [...ms].sort((a, b) => a - b);
-  const r = (x: number): number => Math.round(x * 10) / 10;
-  return {
-    medianMs: r(s[Math.floor(s.length / 2)] as number),
-    minMs: r(s[0] as number),
-    maxMs: r(s[s.length - 1] as number),
-    n: s.length,
-  };
-}
-
-function topKernels(k: KernelCounts, n = 8): Record<string, number> {
-  return Object.fromEntries(Object.entries(k.byName).slice(0, n));
-}
-
-async function benchTrainStep(args: Args): Promise<Record<string, unknown>> {
-  const model = new PolicyModel(REFERENCE, args.seed, 'bench_w1');
-  const optimizer = tf.train.adam(1e-3, 0.9, 0.999, 1e-8);
-  const rng = new SeededRandom(args.seed + 1);
-  const T = REFERENCE.contextTokens;
-  const idx = new Int32Array(BATCH * T).map(() => rng.nextUint32() % REFERENCE.vocabSize);
-  const w = new Float32Array(BATCH * (T - 1)).map(() => rng.next());
-  const all = tf.tensor2d(idx, [BATCH, T], 'int32');
-  const inputs = tf.slice(all, [0, 0], [BATCH, T - 1]);
-  const targets = tf.slice(all, [0, 1], [BATCH, T - 1]);
-  const weights = tf.tensor2d(w, [BATCH, T - 1]);
-  const weightSum = tf.sum(weights);
-  const vars = model.trainableVariables;
-  const step = async (): Promise<number> => {
-    const loss = optimizer.minimize(
-      () => {
-        const lp = tokenLogProbs(model.forward(inputs), targets); // [B, T−1]
-        return tf.div(tf.neg(tf.sum(tf.mul(lp, weights))), weightSum) as tf.Scalar;
-      },
-      true,
-      vars,
-    ) as tf.Scalar;
-    const v = (await loss.data())[0] as number; // also the device sync point
-    loss.dispose();
-    return v;
-  };
-  try {
-    for (let k = 0; k < args.warmup; k++) await step();
-    const tensorsBefore = tf.memory().numTensors;
-    const { result: loss, kernels } = await countKernels(step);
-    const times: number[] = [];
-    let last = loss;
-    for (let k = 0; k < args.steps; k++) {
-      const t0 = performance.now();
-      last = await step();
-      times.push(performance.now() - t0);
-      progress(`W1 step ${k + 1}/${args.steps}: ${(times[times.length - 1] as number).toFixed(0)} ms`);
-    }
-    const s = stats(times);
-    return {
-      ...s,
-      vsPytorch: Math.round((s.medianMs / PYTORCH_MS.w1) * 100) / 100,
-      kernelsPerStep: kernels.total,
-      topKernels: topKernels(kernels),
-      numTensors: tf.memory().numTensors,
-      tensorsLeakedPerStep: (tf.memory().numTensors - tensorsBefore) / (args.steps + 1),
-      lossAfter: last,
-      parameters: parameterCount(REFERENCE),
-    };
-  } finally {
-    tf.dispose([all, inputs, targets, weights, weightSum]);
-    optimizer.dispose();
-    model.dispose();
-  }
-}
-
-async function benchRollout(args: Args): Promise<Record<string, unknown>> {
-  const model = new PolicyModel(REFERENCE, args.seed, 'bench_w2');
-  const rng = new SeededRandom(args.seed + 2);
-  const prompts = new Int32Array(BATCH * PROMPT).map(() => rng.nextUint32() % REFERENCE.vocabSize);
-  const run = (useCache: boolean) =>
-    generate(model, prompts, BATCH, PROMPT, {
-      newTokens: NEW_TOKENS,
-      temperature: 1,
-      topP: 1,
-      seed: args.seed,
-      useCache,
-    });
-  try {
-    const out: Record<string, unknown> = {};
-    const modes = [true, false].filter((c) => args.workloads.includes(c ? 'w2cached' : 'w2uncached'));
-    for (const useCache of modes) {
-      await run(useCache); // warm-up
-      const tensorsBefore = tf.memory().numTensors;
-      const { kernels } = await countKernels(() => run(useCache));
-      const times: number[] = [];
-      const reps = args.rollouts;
-      for (let k = 0; k < reps; k++) {
-        const t0 = performance.now();
-        await run(useCache);
-        times.push(performance.now() - t0);
-        progress(
-          `W2 ${useCache ? 'cached' : 'uncached'} ${k + 1}/${reps}: ${(times[times.length - 1] as number).toFixed(0)} ms`,
-        );
-      }
-      out[useCache ? 'cached' : 'uncached'] = {
-        ...stats(times),
-        kernelsPerRollout: kernels.total,
-        topKernels: topKernels(kernels, 6),
-        tensorsLeaked: tf.memory().numTensors - tensorsBefore,
-      };
-    }
-    const c = out.cached as { medianMs: number } | undefined;
-    const u = out.uncached as { medianMs: number } | undefined;
-    if (c !== undefined && u !== undefined) out.cacheSpeedup = Math.round((u.medianMs / c.medianMs) * 10) / 10;
-    if (u !== undefined) out.uncachedVsPytorch = Math.round((u.medianMs / PYTORCH_MS.w2NoCache) * 100) / 100;
-    return out;
-  } finally {
-    model.dispose();
-  }
-}
-
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
+  const results: Record<string, unknown>[] = [];
   for (const backend of args.backends) {
     try {
       await initBackend(backend);
@@ -221,23 +95,18 @@ async function main(): Promise<void> {
       console.log(JSON.stringify({ backend, available: false, reason: e.message }));
       continue;
     }
-    const w1 = args.workloads.includes('w1') ? await benchTrainStep(args) : 'skipped';
-    const w2 = args.workloads.some((w) => w !== 'w1') ? await benchRollout(args) : 'skipped';
-    console.log(
-      JSON.stringify(
-        {
-          backend,
-          available: true,
-          workload: { batch: BATCH, model: REFERENCE, prompt: PROMPT, newTokens: NEW_TOKENS },
-          w1_train_step: w1,
-          w2_rollout: w2,
-          pytorchReferenceMs: PYTORCH_MS,
-        },
-        null,
-        2,
-      ),
-    );
+    const wasm = await wasmRuntimeInfo(); // null unless wasm: which binary and how many threads
+    const result = {
+      backend,
+      available: true,
+      tfjs: tf.version.tfjs,
+      ...(wasm ? { wasm } : {}),
+      ...(await runWorkloads({ ...args, progress })),
+    };
+    results.push(result);
+    console.log(JSON.stringify(result, null, 2));
   }
+  if (args.anchor) console.log(JSON.stringify(anchorReport(args, results), null, 2));
 }
 
 main().catch((e: unknown) => {

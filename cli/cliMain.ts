@@ -1,36 +1,65 @@
-// The shared entry point of the long-running CLIs (experiment, sweep): exit codes and how errors reach the user.
-// 0 done; 1 a run failed (reported by main itself); 2 a user error (bad preset, key, value, run folder, checkpoint
-// that does not match) as one message without a stack trace; 1 with the stack for anything else (a defect).
-import { ConfigError } from '../src/core/experiment/config';
-import { UserError } from './experimentRunner';
+// The shared entry point of the CLIs (experiment, sweep, env): exit codes and how errors reach the user.
+// 0 done; 1 a run failed (reported by main itself) or a defect; 2 a user error; 130 interrupted.
+// Errors are told apart by class (core/errors.ts), never by their wording: a UserError (config, preset, log,
+// checkpoint, run folder, backend, file system, usage) prints as ONE line `command: message` and exits 2; anything
+// else is a defect in RetireLab and prints a line saying so, then the stack, and exits 1.
+import { pathToFileURL } from 'node:url';
+import { userErrorLine } from '../src/core/errors';
 import { tsxWrapperWarning } from './interrupt';
-import { RunFolderError } from './runFolder';
 
-/** Core and engine throw plain Errors for a checkpoint or preset the user pointed at; these prefixes mark them. */
-const USER_MESSAGE = /^(checkpoint|--set|preset|config)/;
-
-/** The message to show for a user error, or null when `e` is a defect. */
-export function userErrorMessage(e: unknown): string | null {
-  if (e instanceof ConfigError) return e.messages.join('\n  ');
-  if (e instanceof UserError || e instanceof RunFolderError) return e.message;
-  if (e instanceof Error && USER_MESSAGE.test(e.message)) return e.message;
-  return null;
+/** Where a CLI writes: the process's streams, or a test's buffers (in-process runs). */
+export interface CliIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
 }
 
-/** Runs `main(argv)` and exits with its code; user errors exit 2 with `command: message`. */
-export function runCliMain(command: string, main: (argv: string[]) => Promise<number>): void {
+export const processIo: CliIo = {
+  stdout: (t) => void process.stdout.write(t),
+  stderr: (t) => void process.stderr.write(t),
+};
+
+/** The message to show for a user error (one line), or null when `e` is a defect. */
+export function userErrorMessage(e: unknown): string | null {
+  return userErrorLine(e);
+}
+
+/** Report `e` the CLI way and return the exit code: 2 for a user error, 1 (with the stack) for a defect. */
+export function reportError(command: string, e: unknown, io: CliIo): number {
+  const message = userErrorMessage(e);
+  if (message !== null) {
+    io.stderr(`${command}: ${message}\n`);
+    return 2;
+  }
+  const err = e instanceof Error ? e : new Error(String(e));
+  io.stderr(
+    `${command}: internal error (a defect in RetireLab, not in your input — please report it with this output): ${err.message}\n${err.stack ?? ''}\n`,
+  );
+  return 1;
+}
+
+/** Run `main` in-process and return its exit code, user errors and defects reported to `io`. */
+export async function runCommand(
+  command: string,
+  main: (argv: string[], io: CliIo) => Promise<number>,
+  argv: string[],
+  io: CliIo,
+): Promise<number> {
+  try {
+    return await main(argv, io);
+  } catch (e) {
+    return reportError(command, e, io);
+  }
+}
+
+/** True when `moduleUrl` (import.meta.url) is the script node was started with. */
+export function isEntryPoint(moduleUrl: string): boolean {
+  const script = process.argv[1];
+  return script !== undefined && pathToFileURL(script).href === moduleUrl;
+}
+
+/** The script entry: runs `main(argv)` with the process's streams and exits with its code. */
+export function runCliMain(command: string, main: (argv: string[], io: CliIo) => Promise<number>): void {
   const warning = tsxWrapperWarning(command);
   if (warning) process.stderr.write(warning);
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (e: unknown) => {
-      const message = userErrorMessage(e);
-      if (message !== null) {
-        process.stderr.write(`${command}: ${message}\n`);
-        process.exit(2);
-      }
-      process.stderr.write(`${command}: internal error: ${(e as Error).stack ?? String(e)}\n`);
-      process.exit(1);
-    },
-  );
+  void runCommand(command, main, process.argv.slice(2), processIo).then((code) => process.exit(code));
 }

@@ -18,7 +18,9 @@ import {
   type Split,
 } from '../src/core/env';
 import type { MicroEnv } from '../src/core/env/microEnv';
+import { UserError } from '../src/core/errors';
 import { createRng } from '../src/core/rng';
+import { isEntryPoint, processIo, runCliMain, runCommand, type CliIo } from './cliMain';
 
 const USAGE = `usage: npm run env -- <shell|house|shop|calibrate> [options]
   --seed N            task universe seed (default 0)
@@ -35,23 +37,35 @@ const USAGE = `usage: npm run env -- <shell|house|shop|calibrate> [options]
   --vocab             print vocabulary, limits and skill bank
   --no-color          plain text (default: colour when stdout is a terminal)`;
 
-class UsageError extends Error {}
+/** A bad flag or command: one line, exit 2 (core/errors.ts). */
+class UsageError extends UserError {}
 
-function intArg(name: string, value: string | undefined, fallback: number, min = 0): number {
+/** A flag value quoted in a message: at most 40 characters. */
+const quote = (v: string): string => (v.length > 40 ? `${v.slice(0, 37)}…` : v);
+
+function intArg(name: string, value: string | undefined, fallback: number, min: number, max: number): number {
   if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name}: expected an integer ≥ ${min}, got "${value}"`);
+  const n = value.trim() === '' ? NaN : Number(value);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new UsageError(`--${name}: expected an integer in ${min} … ${max}, got "${quote(value)}"`);
   return n;
 }
 
-function numArg(name: string, value: string | undefined, fallback: number): number {
+function numArg(name: string, value: string | undefined, fallback: number, min: number, max: number): number {
   if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isFinite(n)) throw new UsageError(`--${name}: expected a number, got "${value}"`);
+  const n = value.trim() === '' ? NaN : Number(value);
+  if (!Number.isFinite(n) || n < min || n > max)
+    throw new UsageError(`--${name}: expected a number in ${min} … ${max}, got "${quote(value)}"`);
   return n;
 }
 
-function main(argv: string[]): void {
+/** The command in-process: returns the exit code (0, or 2 for a user error reported to `io` as one line). */
+export function main(argv: string[], io: CliIo = processIo): Promise<number> {
+  return runCommand('env', async (a, o) => (envCommand(a, o), 0), argv, io);
+}
+
+function envCommand(argv: string[], io: CliIo): void {
+  const log = (text: string): void => io.stdout(`${text}\n`);
   let parsed;
   try {
     parsed = parseArgs({
@@ -75,42 +89,43 @@ function main(argv: string[]): void {
       },
     });
   } catch (e) {
-    throw new UsageError((e as Error).message);
+    throw new UsageError(`${(e as Error).message.split('\n')[0]!.slice(0, 200)} (see --help)`);
   }
   const { values: v, positionals } = parsed;
   if (v.help || positionals.length === 0) {
-    console.log(USAGE);
+    log(USAGE);
     return;
   }
-  if (positionals.length > 1) throw new UsageError(`expected one command, got "${positionals.join(' ')}"`);
+  if (positionals.length > 1)
+    throw new UsageError(`expected one command, got "${quote(positionals.join(' '))}" (see --help)`);
   const command = positionals[0] as string;
   const options = {
-    seed: intArg('seed', v.seed, 0),
-    misleadingSkillFraction: numArg('misleading', v.misleading, 0.2),
-    invalidActionPenalty: numArg('penalty', v.penalty, 0.1),
+    seed: intArg('seed', v.seed, 0, 0, 0xffffffff),
+    misleadingSkillFraction: numArg('misleading', v.misleading, 0.2, 0, 1),
+    invalidActionPenalty: numArg('penalty', v.penalty, 0.1, 0, 1000),
   };
   const envNames: EnvName[] =
     command === 'calibrate' ? [...ENV_NAMES] : ENV_NAMES.includes(command as EnvName) ? [command as EnvName] : [];
   if (envNames.length === 0) {
-    throw new UsageError(`unknown command "${command}" (expected ${[...ENV_NAMES, 'calibrate'].join(', ')})`);
+    throw new UsageError(`unknown command "${quote(command)}" (expected ${[...ENV_NAMES, 'calibrate'].join(', ')})`);
   }
   const envs = envNames.map((n) => createEnv(n, options) as unknown as MicroEnv<unknown>);
 
   if (command === 'calibrate' || v.calibrate) {
-    const tasksPerSplit = intArg('tasks', v.tasks, 1000, 1);
+    const tasksPerSplit = intArg('tasks', v.tasks, 1000, 1, 100_000);
     const rows = envs.flatMap((env) => calibrate(env, { tasksPerSplit }));
     if (v.json) {
-      console.log(JSON.stringify({ options, tasksPerSplit, rows }, null, 2));
+      log(JSON.stringify({ options, tasksPerSplit, rows }, null, 2));
       return;
     }
-    console.log(
+    log(
       `calibration: seed ${options.seed}, ${tasksPerSplit} tasks per split, misleading skills ` +
         `${options.misleadingSkillFraction}, invalid-action penalty ${options.invalidActionPenalty}`,
     );
-    console.log(formatCalibration(rows));
+    log(formatCalibration(rows));
     for (const env of envs) {
       const misleading = env.skillBank.misleading.reduce((a, b) => a + b, 0);
-      console.log(
+      log(
         `${env.name}: maxTurns ${env.limits.maxTurns}, contextTokens ${env.limits.contextTokens}, ` +
           `vocab ${env.vocab.size}, skills ${env.skillBank.size} (${misleading} misleading)`,
       );
@@ -120,53 +135,43 @@ function main(argv: string[]): void {
 
   const env = envs[0] as MicroEnv<unknown>;
   if (v.vocab) {
-    console.log(`${env.name}: vocab ${env.vocab.size}, limits ${JSON.stringify(env.limits)}`);
-    console.log(env.vocab.words.map((w, i) => `${i}:${w}`).join(' '));
-    console.log(`action heads: ${env.vocab.actionHeads.map((h) => env.vocab.words[h]).join(' ')}`);
+    log(`${env.name}: vocab ${env.vocab.size}, limits ${JSON.stringify(env.limits)}`);
+    log(env.vocab.words.map((w, i) => `${i}:${w}`).join(' '));
+    log(`action heads: ${env.vocab.actionHeads.map((h) => env.vocab.words[h]).join(' ')}`);
     env.skillBank.entries.forEach((e, i) =>
-      console.log(
+      log(
         `skill ${i} [${e.keywords.join(',')}] ${env.skillBank.misleading[i] ? `${e.misleadingText}  (misleading; true: ${e.text})` : e.text}`,
       ),
     );
     return;
   }
   const split = (v.split ?? 'train') as Split;
-  if (!SPLITS.includes(split)) throw new UsageError(`--split: expected ${SPLITS.join(', ')}, got "${split}"`);
+  if (!SPLITS.includes(split)) throw new UsageError(`--split: expected ${SPLITS.join(', ')}, got "${quote(split)}"`);
   const policy = v.policy ?? 'all';
   if (policy !== 'all' && !BASELINES.includes(policy as BaselineName)) {
-    throw new UsageError(`--policy: expected ${[...BASELINES, 'all'].join(', ')}, got "${policy}"`);
+    throw new UsageError(`--policy: expected ${[...BASELINES, 'all'].join(', ')}, got "${quote(policy)}"`);
   }
   const style = v.style ?? 'classes';
   if (style !== 'classes' && style !== 'compact')
-    throw new UsageError(`--style: expected classes or compact, got "${style}"`);
+    throw new UsageError(`--style: expected classes or compact, got "${quote(style)}"`);
   const policies = policy === 'all' ? BASELINES : [policy as BaselineName];
-  const count = intArg('count', v.count, 2, 1);
-  const start = intArg('start', v.start, 0);
+  const count = intArg('count', v.count, 2, 1, 1000);
+  const start = intArg('start', v.start, 0, 0, 1_000_000_000);
   const ansi = !v['no-color'] && process.stdout.isTTY === true;
-  console.log(
+  log(
     `${env.name} (seed ${options.seed}): vocab ${env.vocab.size}, maxTurns ${env.limits.maxTurns}, ` +
       `contextTokens ${env.limits.contextTokens}, skill segment ${env.limits.skillTokens}`,
   );
   const rng = createRng(options.seed);
   for (const task of env.tasks(split, count, start)) {
-    console.log(`\n=== ${task.goal}`);
+    log(`\n=== ${task.goal}`);
     for (const p of policies) {
       const [traj] = env.rollout([task], [env.baseline(p, task, rng.fork())]);
       if (traj === undefined) continue;
-      console.log(`--- ${p}`);
-      console.log(renderTrajectory(env.vocab, traj, { style, ansi, showSkill: p === policies[0] }));
+      log(`--- ${p}`);
+      log(renderTrajectory(env.vocab, traj, { style, ansi, showSkill: p === policies[0] }));
     }
   }
 }
 
-try {
-  main(process.argv.slice(2));
-} catch (e) {
-  if (e instanceof UsageError) {
-    console.error(`env: ${e.message}\n${USAGE}`);
-    process.exit(2);
-  }
-  const msg = e instanceof Error ? e.message : String(e);
-  console.error(`env: ${msg}`);
-  process.exit(1);
-}
+if (isEntryPoint(import.meta.url)) runCliMain('env', async (argv, io) => (envCommand(argv, io), 0));

@@ -4,19 +4,23 @@
 // 130 interrupted (a checkpoint was written: continue with --resume DIR).
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { RunFolderError, UserError } from '../src/core/errors';
 import { applyOverrides, BACKEND_CHOICES, configKeys } from '../src/core/experiment/config';
 import {
   availablePresets,
   exportTeacher,
+  installInterrupt,
+  loadShippedTeacher,
   oneLine,
   prepareResume,
   readPreset,
   ROOT,
   runExperiment,
-  UserError,
+  startBackend,
 } from './experimentRunner';
+import { isEntryPoint, processIo, runCliMain, runCommand, type CliIo } from './cliMain';
+import { InterruptLatch } from './interrupt';
 import { RunFolder } from './runFolder';
-import { runCliMain } from './cliMain';
 
 const USAGE = `usage: npm run experiment -- --preset NAME [options]
 
@@ -35,7 +39,15 @@ writing config.json, metrics.jsonl, summary.json, report.md and checkpoints/ int
 
 Ctrl-C writes a checkpoint and exits; continue with --resume DIR.`;
 
-async function main(argv: string[]): Promise<number> {
+/**
+ * The command, in-process: returns the exit code (0 completed, 1 run failed or defect, 2 user error, 130
+ * interrupted); user errors are reported to `io` as one line. The script entry below runs it on process.argv.
+ */
+export function main(argv: string[], io: CliIo = processIo): Promise<number> {
+  return runCommand('experiment', experiment, argv, io);
+}
+
+async function experiment(argv: string[], io: CliIo): Promise<number> {
   let values;
   try {
     ({ values } = parseArgs({
@@ -56,61 +68,82 @@ async function main(argv: string[]): Promise<number> {
       },
     }));
   } catch (e) {
-    process.stderr.write(`experiment: ${(e as Error).message.split('\n')[0]}\n${USAGE}\n`);
-    return 2;
+    throw new UserError(`${(e as Error).message.split('\n')[0]!.slice(0, 200)} (see --help)`);
   }
   if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
+    io.stdout(`${USAGE}\n`);
     return 0;
   }
   if (values['list-keys']) {
-    process.stdout.write(`${configKeys().join('\n')}\n`);
+    io.stdout(`${configKeys().join('\n')}\n`);
     return 0;
   }
-  let folder: RunFolder;
-  let config;
-  let resume = null;
-  if (values.resume !== undefined) {
-    if (values.preset || values.set || values.seed || values.backend || values.out) {
-      throw new UserError(
-        '--resume continues a run with its own config.json: do not combine it with --preset, --set, --seed, --backend or --out',
+  // Ctrl-C from here on is remembered and reaches the trainer once it exists (it then stops with a checkpoint)
+  const latch = new InterruptLatch();
+  const removeHandler = installInterrupt(latch);
+  try {
+    let folder: RunFolder;
+    let config;
+    let resume = null;
+    if (values.resume !== undefined) {
+      if (values.preset || values.set || values.seed || values.backend || values.out) {
+        throw new UserError(
+          '--resume continues a run with its own config.json: do not combine it with --preset, --set, --seed, --backend or --out',
+        );
+      }
+      ({ folder, config, resume } = await prepareResume(values.resume));
+      await startBackend(config);
+      io.stderr(
+        resume
+          ? `resuming ${values.resume} from ${resume.state.stage} step ${resume.state.step}\n`
+          : `restarting ${values.resume} from the beginning (it stopped before its first checkpoint)\n`,
       );
+    } else {
+      if (!values.preset) throw new UserError(`--preset is required (available: ${availablePresets().join(', ')})`);
+      const preset = readPreset(values.preset);
+      const sets = [...(values.set ?? [])];
+      if (values.seed !== undefined) sets.push(`seed=${values.seed}`);
+      if (values.backend !== undefined) sets.push(`runtime.backend=${values.backend}`);
+      config = applyOverrides(preset.config, sets);
+      if (values['export-teacher'] !== undefined && values['export-teacher'] === values.out)
+        throw new RunFolderError('--export-teacher must name another folder than --out');
+      // everything that can be refused is refused before the run folder exists
+      await startBackend(config);
+      await loadShippedTeacher(config);
+      if (preset.sweep)
+        io.stderr(
+          `note: preset ${preset.name} is a sweep; running its base config once (npm run sweep -- --preset ${preset.name} runs all)\n`,
+        );
+      const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
+      const out = values.out ?? join(ROOT, 'runs', `${preset.name}-seed${config.seed}-${stamp}`);
+      folder = RunFolder.create(out, config);
     }
-    ({ folder, config, resume } = await prepareResume(values.resume));
-    process.stderr.write(`resuming ${values.resume} from ${resume.state.stage} step ${resume.state.step}\n`);
-  } else {
-    if (!values.preset) throw new UserError(`--preset is required (available: ${availablePresets().join(', ')})`);
-    const preset = readPreset(values.preset);
-    if (preset.sweep)
-      process.stderr.write(
-        `note: preset ${preset.name} is a sweep; running its base config once (npm run sweep -- --preset ${preset.name} runs all)\n`,
-      );
-    const sets = [...(values.set ?? [])];
-    if (values.seed !== undefined) sets.push(`seed=${values.seed}`);
-    if (values.backend !== undefined) sets.push(`runtime.backend=${values.backend}`);
-    config = applyOverrides(preset.config, sets);
-    const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
-    const out = values.out ?? join(ROOT, 'runs', `${preset.name}-seed${config.seed}-${stamp}`);
-    folder = RunFolder.create(out, config);
+    const summary = await runExperiment({
+      folder,
+      config,
+      resume,
+      progress: !values['no-progress'],
+      interrupt: latch,
+      log: (t) => io.stderr(t),
+    });
+    io.stdout(`${oneLine(summary)}\nrun folder: ${folder.dir}\n`);
+    if (summary.status === 'interrupted') {
+      io.stdout(`interrupted: continue with npm run experiment -- --resume ${folder.dir}\n`);
+      return 130;
+    }
+    if (summary.status === 'failed') {
+      io.stderr(`run failed: ${summary.error}\nthe last good checkpoint is in ${join(folder.dir, 'checkpoints')}\n`);
+      return 1;
+    }
+    if (values['export-teacher']) {
+      const shown = argv.filter((a, i) => a !== '--out' && argv[i - 1] !== '--out' && a !== '--no-progress');
+      await exportTeacher(folder, values['export-teacher'], `npm run experiment -- ${shown.join(' ')}`);
+      io.stdout(`teacher exported to ${values['export-teacher']}\n`);
+    }
+    return 0;
+  } finally {
+    removeHandler();
   }
-  const summary = await runExperiment({ folder, config, resume, progress: !values['no-progress'] });
-  process.stdout.write(`${oneLine(summary)}\nrun folder: ${folder.dir}\n`);
-  if (summary.status === 'interrupted') {
-    process.stdout.write(`interrupted: continue with npm run experiment -- --resume ${folder.dir}\n`);
-    return 130;
-  }
-  if (summary.status === 'failed') {
-    process.stderr.write(
-      `run failed: ${summary.error}\nthe last good checkpoint is in ${join(folder.dir, 'checkpoints')}\n`,
-    );
-    return 1;
-  }
-  if (values['export-teacher']) {
-    const shown = argv.filter((a, i) => a !== '--out' && argv[i - 1] !== '--out' && a !== '--no-progress');
-    await exportTeacher(folder, values['export-teacher'], `npm run experiment -- ${shown.join(' ')}`);
-    process.stdout.write(`teacher exported to ${values['export-teacher']}\n`);
-  }
-  return 0;
 }
 
-runCliMain('experiment', main);
+if (isEntryPoint(import.meta.url)) runCliMain('experiment', experiment);

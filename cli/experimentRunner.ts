@@ -1,33 +1,46 @@
 // Shared by cli/experiment.ts and cli/sweep.ts: presets from public/presets, the shipped teacher, one run of the
 // trainer into a run folder with a progress bar, Ctrl-C handling, and resume. Node only.
 import cliProgress from 'cli-progress';
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, type ExperimentConfig } from '../src/core/experiment/config';
+import {
+  BackendError,
+  CheckpointError,
+  FileSystemError,
+  PresetError,
+  RunFolderError,
+  UserError,
+  withFsErrors,
+} from '../src/core/errors';
+import type { ExperimentConfig } from '../src/core/experiment/config';
 import { createEnvFor } from '../src/core/experiment/envFactory';
 import { loadPreset, PRESET_NAMES, type Preset } from '../src/core/experiment/preset';
 import type { RunSummary } from '../src/core/experiment/summary';
 import { initBackend, type BackendName } from '../src/engine/backend';
+import { parameterSpecs } from '../src/engine/model';
 import {
   decodeCheckpoint,
   encodeCheckpoint,
+  sealCheckpoint,
+  verifyCheckpoint,
   type CheckpointContent,
   type CheckpointFiles,
 } from '../src/engine/trainer/checkpoint';
 import { createEnginePort } from '../src/engine/trainer/engineAdapter';
 import { STAGE_NAMES, type TrainerEvent } from '../src/engine/trainer/events';
+import { NodeCheckpointStorage } from '../src/engine/trainer/nodeCheckpointStorage';
 import { fromHostRecords, modelConfigFor, Trainer } from '../src/engine/trainer/trainer';
-import { parseTrainerState, type TrainerState } from '../src/engine/trainer/trainerState';
-import type { WeightRecord } from '../src/engine/weights';
-import { RunFolder } from './runFolder';
-import { onInterrupt } from './interrupt';
+import { checkCheckpointContent, parseTrainerState, type TrainerState } from '../src/engine/trainer/trainerState';
+import { checkWeightRecords, type WeightRecord } from '../src/engine/weights';
+import { ensureFolder, RunFolder } from './runFolder';
+import { InterruptLatch, onInterrupt } from './interrupt';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const PRESET_DIR = join(ROOT, 'public', 'presets');
 
-/** A user error: printed as is (no stack), exit code 2. */
-export class UserError extends Error {}
+/** A user error: printed as one line (no stack), exit code 2 (core/errors.ts). */
+export { UserError };
 
 export function availablePresets(): string[] {
   try {
@@ -44,20 +57,52 @@ export function readPreset(name: string): Preset {
   const lookup = (n: string): unknown => {
     if (!/^[a-z0-9-]+$/.test(n)) return undefined;
     const path = join(PRESET_DIR, `${n}.json`);
-    if (!existsSync(path)) return undefined;
+    let text: string;
     try {
-      return JSON.parse(readFileSync(path, 'utf8'));
+      text = readFileSync(path, 'utf8');
     } catch (e) {
-      throw new ConfigError([`${path}: not valid JSON (${(e as Error).message})`], `preset ${n}`);
+      if ((e as { code?: string }).code === 'ENOENT') return undefined;
+      throw FileSystemError.from(e, path, `reading preset ${n}`);
+    }
+    try {
+      return JSON.parse(text.replace(/^\uFEFF/, ''));
+    } catch (e) {
+      throw new PresetError(`${path}: not valid JSON (${(e as Error).message.slice(0, 80)})`);
     }
   };
+  if (!/^[a-z0-9-]+$/.test(name))
+    throw new PresetError(
+      `--preset "${name.slice(0, 40)}": not a preset name (available: ${availablePresets().join(', ')})`,
+    );
   return loadPreset(name, lookup, availablePresets());
 }
 
 async function readFolder(dir: string): Promise<CheckpointFiles> {
   const files: CheckpointFiles = new Map();
-  for (const f of readdirSync(dir)) files.set(f, new Uint8Array(readFileSync(join(dir, f))));
+  for (const f of withFsErrors(dir, 'reading the checkpoint', () => readdirSync(dir))) {
+    const path = join(dir, f);
+    files.set(f, new Uint8Array(withFsErrors(path, 'reading the checkpoint', () => readFileSync(path))));
+  }
   return files;
+}
+
+/** runtime.backend that cannot run in Node, refused before any work. */
+export function checkBackendForNode(cfg: ExperimentConfig): void {
+  if (cfg.runtime.backend === 'webgl')
+    throw new BackendError(
+      'runtime.backend=webgl needs a browser (WebGL on an OffscreenCanvas); from the command line use --backend cpu, wasm or webgpu',
+    );
+}
+
+let backendReady: string | null = null;
+
+/** Start the config's backend (once per process); BackendUnavailableError is a BackendError (exit 2). */
+export async function startBackend(cfg: ExperimentConfig): Promise<void> {
+  checkBackendForNode(cfg);
+  if (backendReady !== cfg.runtime.backend) {
+    await initBackend(cfg.runtime.backend as BackendName);
+    backendReady = cfg.runtime.backend;
+  }
 }
 
 /** The trained teacher named by teacher.checkpoint (a checkpoint folder relative to public/), checked against the config. */
@@ -65,23 +110,41 @@ export async function loadShippedTeacher(cfg: ExperimentConfig): Promise<WeightR
   const rel = cfg.teacher.checkpoint;
   if (!rel) return null;
   const dir = isAbsolute(rel) ? rel : join(ROOT, 'public', rel);
-  if (!existsSync(join(dir, 'model.json'))) {
-    throw new UserError(
+  let isCheckpoint = false;
+  try {
+    isCheckpoint = readdirSync(dir).includes('model.json');
+  } catch {
+    isCheckpoint = false;
+  }
+  if (!isCheckpoint) {
+    throw new CheckpointError(
       `teacher.checkpoint: no checkpoint at ${dir} (expected model.json, weights.bin, state.json); regenerate it with the command in public/teachers/README.md`,
     );
   }
-  const content = decodeCheckpoint(await readFolder(dir), (raw) => raw);
+  const files = await readFolder(dir);
+  // the shipped teachers predate manifests (git guards them); an exported one carries its manifest
+  await verifyCheckpoint(files, `teacher.checkpoint ${dir}`, {
+    sha256: NodeCheckpointStorage.prototype.sha256,
+    requireManifest: false,
+  });
+  const content = decodeCheckpoint(files, (raw) => raw);
   const weights = content.models.teacher;
-  if (!weights) throw new UserError(`teacher.checkpoint: ${dir} holds no teacher weights`);
+  if (!weights) throw new CheckpointError(`teacher.checkpoint: ${dir} holds no teacher weights`);
   const topo = content.topology as { policy?: Record<string, unknown> } | null;
   const want = modelConfigFor(cfg, createEnvFor(cfg));
-  const have = topo?.policy ?? {};
+  const have = topo !== null && typeof topo === 'object' && topo.policy ? topo.policy : {};
   const diff = Object.entries(want)
     .filter(([k, v]) => have[k] !== v)
     .map(([k, v]) => `${k} ${String(have[k])} ≠ ${String(v)}`);
   if (diff.length)
-    throw new UserError(`teacher.checkpoint ${rel} was trained for another model/env: ${diff.join(', ')}`);
-  return fromHostRecords(weights);
+    throw new CheckpointError(`teacher.checkpoint ${rel} was trained for another model/env: ${diff.join(', ')}`);
+  const records = fromHostRecords(weights);
+  try {
+    checkWeightRecords(parameterSpecs(want), records, `teacher.checkpoint ${rel}`);
+  } catch (e) {
+    throw new CheckpointError((e as Error).message);
+  }
+  return records;
 }
 
 export interface RunOptions {
@@ -91,32 +154,87 @@ export interface RunOptions {
   /** prefix shown in the progress bar (sweep label) */
   label?: string;
   progress: boolean;
+  /** the process's Ctrl-C latch (installed before the folder was made); default: one for this run */
+  interrupt?: InterruptLatch;
+  /** where warnings go (default: process.stderr) */
+  log?: (text: string) => void;
 }
 
-/** Latest checkpoint of a run folder, validated against its config; also trims logs written after it. */
+/** Checkpoints of a run folder, oldest first (for messages). */
+async function checkpointNames(folder: RunFolder): Promise<string[]> {
+  return folder.checkpoints.list();
+}
+
+/**
+ * Read, verify and decode checkpoint `name` of a run folder: manifest (every file's length and SHA-256), the
+ * manifest's stage/step against state.json and the name, the saved config against the run's, and every weight
+ * and optimizer entry the (stage, step) implies. Throws CheckpointError naming the checkpoint and what to do.
+ */
+export async function loadRunCheckpoint(
+  folder: RunFolder,
+  name: string,
+  config?: ExperimentConfig,
+): Promise<CheckpointContent<TrainerState>> {
+  const where = join(folder.dir, 'checkpoints', name);
+  const others = (await checkpointNames(folder)).filter((n) => n !== name);
+  const hint = others.length
+    ? ` (other checkpoints: ${others.slice(-4).join(', ')}; write one of their names into checkpoints/LATEST to resume from it)`
+    : '';
+  try {
+    const files = await folder.checkpoints.read(name);
+    if (!files) throw new CheckpointError(`${where}: checkpoint named by LATEST is missing`);
+    const manifest = await verifyCheckpoint(files, where, {
+      sha256: folder.checkpoints.sha256.bind(folder.checkpoints),
+      requireManifest: true,
+    });
+    const content = decodeCheckpoint(files, (raw) => parseTrainerState(raw, config));
+    const { stage, step } = content.state;
+    const expectedName = `${stage}-${String(step).padStart(6, '0')}`;
+    if (manifest && (manifest.stage !== stage || manifest.step !== step))
+      throw new CheckpointError(
+        `${where}: manifest.json says ${manifest.stage} step ${manifest.step}, state.json says ${stage} step ${step}`,
+      );
+    if (expectedName !== name)
+      throw new CheckpointError(`${where}: holds ${stage} step ${step}, which belongs in ${expectedName}`);
+    const cfg = content.state.config;
+    checkCheckpointContent(content, parameterSpecs(modelConfigFor(cfg, createEnvFor(cfg))), where);
+    return content;
+  } catch (e) {
+    if (e instanceof CheckpointError) throw new CheckpointError(`${e.message}${hint}`);
+    throw e;
+  }
+}
+
+/**
+ * The run in `dir` and where to continue it: its latest checkpoint, verified and checked against its config (the
+ * logs written after it are trimmed), or — when the run wrote no checkpoint yet (stopped right after it started) —
+ * `resume: null` with its logs removed, so it starts again from scratch in the same folder.
+ */
 export async function prepareResume(
   dir: string,
-): Promise<{ folder: RunFolder; config: ExperimentConfig; resume: CheckpointContent<TrainerState> }> {
+): Promise<{ folder: RunFolder; config: ExperimentConfig; resume: CheckpointContent<TrainerState> | null }> {
   const { folder, config } = RunFolder.open(dir);
   const name = await folder.checkpoints.latest();
-  if (!name) throw new UserError(`${dir}: no checkpoint to resume from (checkpoints/LATEST is missing)`);
-  const files = await folder.checkpoints.read(name);
-  if (!files) throw new UserError(`${dir}: checkpoint ${name} named by LATEST is missing`);
-  const resume = decodeCheckpoint(files, (raw) => parseTrainerState(raw, config));
+  if (!name) {
+    const existing = await checkpointNames(folder);
+    if (existing.length > 0)
+      throw new CheckpointError(
+        `${dir}: checkpoints/LATEST is missing; write the name of the checkpoint to resume from into it (available: ${existing.slice(-4).join(', ')})`,
+      );
+    folder.restartFromScratch();
+    return { folder, config, resume: null };
+  }
+  const resume = await loadRunCheckpoint(folder, name, config);
   const i = STAGE_NAMES.indexOf(resume.state.stage);
   folder.truncateForResume(resume.state.stage, resume.state.step, STAGE_NAMES.slice(i + 1));
   return { folder, config, resume };
 }
 
-let backendReady: string | null = null;
-
 /** Run one experiment into its folder. Resolves with the summary; Ctrl-C checkpoints and resolves 'interrupted'. */
 export async function runExperiment(opts: RunOptions): Promise<RunSummary> {
   const cfg = opts.config;
-  if (backendReady !== cfg.runtime.backend) {
-    await initBackend(cfg.runtime.backend as BackendName);
-    backendReady = cfg.runtime.backend;
-  }
+  const log = opts.log ?? ((t: string) => void process.stderr.write(t));
+  await startBackend(cfg);
   const env = createEnvFor(cfg);
   const shippedTeacher = await loadShippedTeacher(cfg);
   const bar = opts.progress
@@ -136,7 +254,7 @@ export async function runExperiment(opts: RunOptions): Promise<RunSummary> {
   const onEvent = (e: TrainerEvent): void => {
     opts.folder.record(e);
     if (!bar) {
-      if (e.type === 'warning') process.stderr.write(`warning: ${e.message}\n`);
+      if (e.type === 'warning') log(`warning: ${e.message}\n`);
       return;
     }
     if (e.type === 'stage' && e.status === 'start') {
@@ -156,7 +274,7 @@ export async function runExperiment(opts: RunOptions): Promise<RunSummary> {
     } else if (e.type === 'warning') {
       bar.stop();
       barStarted = false;
-      process.stderr.write(`warning: ${e.message}\n`);
+      log(`warning: ${e.message}\n`);
     }
   };
   const trainer = new Trainer({
@@ -168,24 +286,40 @@ export async function runExperiment(opts: RunOptions): Promise<RunSummary> {
     resume: opts.resume,
     shippedTeacher,
   });
-  const removeHandler = onInterrupt(
-    () => {
-      process.stderr.write(
-        '\ninterrupt: finishing the current step, writing a checkpoint (Ctrl-C again to quit at once)\n',
-      );
-      trainer.requestStop();
-    },
-    () => process.exit(130),
-  );
+  const latch = opts.interrupt ?? new InterruptLatch();
+  const removeHandler = opts.interrupt ? () => undefined : installInterrupt(latch);
+  latch.attach(trainer);
   try {
     const summary = await trainer.run();
     opts.folder.writeSummary(cfg, summary);
     return summary;
+  } catch (e) {
+    if (e instanceof FileSystemError)
+      throw new FileSystemError(
+        e.path,
+        e.code,
+        `${e.message}; the run folder is intact up to its last checkpoint: continue with npm run experiment -- --resume ${opts.folder.dir}`,
+      );
+    throw e;
   } finally {
+    latch.detach();
     removeHandler();
     if (barStarted) bar?.stop();
     trainer.dispose();
   }
+}
+
+/** Ctrl-C → the latch (stop at the next step boundary with a checkpoint); a later Ctrl-C quits at once. */
+export function installInterrupt(latch: InterruptLatch): () => void {
+  return onInterrupt(
+    () => {
+      process.stderr.write(
+        '\ninterrupt: finishing the current step, writing a checkpoint (Ctrl-C again to quit at once)\n',
+      );
+      latch.fire();
+    },
+    () => process.exit(130),
+  );
 }
 
 export function oneLine(s: RunSummary): string {
@@ -197,19 +331,23 @@ export function oneLine(s: RunSummary): string {
   );
 }
 
+/** Files an export folder may already hold (a previous export of a teacher, regenerated in place). */
+const EXPORT_FILES = new Set(['model.json', 'weights.bin', 'state.json', 'manifest.json']);
+
 /**
  * Export the frozen teacher of a finished run (its checkpoint at the start of the student stage) as a standalone
- * checkpoint folder that teacher.checkpoint can name: model.json + weights.bin (teacher only) + state.json.
+ * checkpoint folder that teacher.checkpoint can name: model.json + weights.bin (teacher only) + state.json +
+ * manifest.json. `out` must be new, empty, or a previous export.
  */
 export async function exportTeacher(folder: RunFolder, out: string, command: string): Promise<void> {
-  const files = await folder.checkpoints.read('student-000000');
-  if (!files)
-    throw new UserError(
+  const names = await folder.checkpoints.list();
+  if (!names.includes('student-000000'))
+    throw new CheckpointError(
       `${folder.dir}: no checkpoint student-000000 (the frozen teacher); did the teacher stage finish?`,
     );
-  const content = decodeCheckpoint(files, (raw) => parseTrainerState(raw));
+  const content = await loadRunCheckpoint(folder, 'student-000000');
   const teacher = content.models.teacher;
-  if (!teacher) throw new UserError(`${folder.dir}: checkpoint student-000000 holds no teacher`);
+  if (!teacher) throw new CheckpointError(`${folder.dir}: checkpoint student-000000 holds no teacher`);
   const cfg = content.state.config;
   const exported = await encodeCheckpoint({
     models: { teacher },
@@ -223,6 +361,21 @@ export async function exportTeacher(folder: RunFolder, out: string, command: str
     },
     topology: content.topology,
   });
-  mkdirSync(out, { recursive: true });
-  for (const [name, bytes] of exported) writeFileSync(join(out, name), bytes);
+  await sealCheckpoint(exported, { stage: 'student', step: 0 }, folder.checkpoints.sha256.bind(folder.checkpoints));
+  let present: string[] = [];
+  try {
+    present = readdirSync(resolve(out));
+  } catch {
+    present = [];
+  }
+  const foreign = present.filter((n) => !EXPORT_FILES.has(n));
+  if (foreign.length)
+    throw new RunFolderError(
+      `--export-teacher ${out} holds other files (${foreign.slice(0, 3).join(', ')}): choose a new or empty folder`,
+    );
+  ensureFolder(out, '--export-teacher');
+  for (const [name, bytes] of exported) {
+    const path = join(out, name);
+    withFsErrors(path, 'exporting the teacher', () => writeFileSync(path, bytes));
+  }
 }

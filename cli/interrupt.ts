@@ -37,3 +37,32 @@ export function onInterrupt(first: () => void, again: () => void, mergeMs = 1500
   process.on('SIGINT', handler);
   return () => process.off('SIGINT', handler);
 }
+
+/** What a stop request reaches: the trainer (Trainer.requestStop). */
+export interface Stoppable {
+  requestStop(): void;
+}
+
+/**
+ * A Ctrl-C that may come before the trainer exists (while the backend starts or the run folder is made): it is
+ * remembered and handed to the trainer as soon as one is attached, which then stops at its first step boundary
+ * with a checkpoint. One latch per CLI process; a sweep attaches each run's trainer in turn.
+ */
+export class InterruptLatch {
+  private target: Stoppable | null = null;
+  requested = false;
+
+  attach(target: Stoppable): void {
+    this.target = target;
+    if (this.requested) target.requestStop();
+  }
+
+  detach(): void {
+    this.target = null;
+  }
+
+  fire(): void {
+    this.requested = true;
+    this.target?.requestStop();
+  }
+}

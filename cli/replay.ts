@@ -1,12 +1,24 @@
 // `npm run replay -- <file> [file…] --teacher-performance <S_T> [options]`: replay the RetireOPD retirement gate
 // over a real training log and print, as JSON lines, every evaluated window and then a summary.
 // This file only reads files, parses arguments and prints; the work is in src/core/replay (pure).
-// Exit codes: 0 done; 2 bad arguments or bad input (stderr `FILE:LINE: what is wrong`, nothing on stdout).
-import { readFileSync } from 'node:fs';
+// Exit codes: 0 done (warnings, if any, on stderr as `replay: warning: …`); 2 bad arguments or bad input (one line
+// on stderr, `FILE:LINE: what is wrong`, nothing on stdout); 1 an internal error (a defect: the stack follows).
+// Log files are streamed (read in chunks, parsed line by line where the format allows), so memory stays bounded.
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { FileSystemError, userErrorLine } from '../src/core/errors';
 import { GateConfigError, type GateConfigField } from '../src/core/gateConfig';
-import { REPLAY_SCHEDULES, type ReplaySchedule, replayGate, replayLines } from '../src/core/replay/gateReplay';
-import { LOG_FORMATS, type LogFormat, type LogSource, ReplayInputError } from '../src/core/replay/logRecords';
+import {
+  REPLAY_SCHEDULES,
+  type ReplaySchedule,
+  replayGateStream,
+  replayTextBlocks,
+} from '../src/core/replay/gateReplay';
+import { LOG_FORMATS, type LogFormat, type LogStream, ReplayInputError } from '../src/core/replay/logRecords';
+import { printable } from '../src/core/replay/quoteInput';
 
 const USAGE = `usage: npm run replay -- <file> [more files…] --teacher-performance <S_T> [options]
 
@@ -39,6 +51,30 @@ const FLAG_OF_FIELD: Record<GateConfigField, string> = {
 
 class UsageError extends Error {}
 
+/** What main needs from the outside world (the fuzz test passes its own, in memory). */
+export interface ReplayIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  /** A log file's text, in chunks; rejects (on open or while reading) with a Node file-system error. */
+  readLog(path: string): AsyncIterable<string>;
+}
+
+/** Chunk size of file reads: large enough to be fast, small enough that memory holds only a few. */
+const READ_CHUNK_BYTES = 1024 * 1024;
+
+async function* readFileChunks(path: string): AsyncIterable<string> {
+  const info = await stat(path);
+  if (info.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+  // setEncoding('utf8') decodes across chunk boundaries; invalid bytes become U+FFFD (refused or escaped later).
+  yield* createReadStream(path, { encoding: 'utf8', highWaterMark: READ_CHUNK_BYTES });
+}
+
+export const nodeIo: ReplayIo = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  readLog: readFileChunks,
+};
+
 function parseNumber(flag: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const value = text.trim() === '' ? Number.NaN : Number(text);
@@ -70,7 +106,20 @@ function joinNegativeNumbers(argv: readonly string[]): string[] {
   return out;
 }
 
-function main(argv: string[]): number {
+/** The command: argv without the node/script names; returns the exit code. Never throws. */
+export async function main(argv: string[], io: ReplayIo = nodeIo): Promise<number> {
+  try {
+    return await run(argv, io);
+  } catch (error) {
+    // Not a user error: a defect. Say so, with the stack, and exit 1.
+    io.stderr(
+      `replay: internal error (a bug, please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    return 1;
+  }
+}
+
+async function run(argv: string[], io: ReplayIo): Promise<number> {
   let args;
   try {
     args = parseArgs({
@@ -91,14 +140,13 @@ function main(argv: string[]): number {
       },
     });
   } catch (error) {
-    process.stderr.write(
-      `replay: ${(error as Error).message.split('\n')[0]?.split('. To specify')[0]} (see npm run replay -- --help)\n`,
-    );
+    const message = (error as Error).message.split('\n')[0]?.split('. To specify')[0] ?? '';
+    io.stderr(`replay: ${printable(message, 200)} (see npm run replay -- --help)\n`);
     return 2;
   }
   const { values, positionals } = args;
   if (values.help === true) {
-    process.stdout.write(`${USAGE}\n`);
+    io.stdout(`${USAGE}\n`);
     return 0;
   }
   try {
@@ -112,6 +160,9 @@ function main(argv: string[]): number {
     if (format !== undefined && !(LOG_FORMATS as readonly string[]).includes(format)) {
       throw new UsageError(`--format: expected one of ${LOG_FORMATS.join(', ')}, got "${format}"`);
     }
+    if (values['gap-key'] !== undefined && values['gap-key'] === values['val-key']) {
+      throw new UsageError(`--gap-key and --val-key name the same metric "${values['gap-key']}"`);
+    }
     const gate = {
       teacher_performance: parseNumber('--teacher-performance', values['teacher-performance']) ?? Number.NaN,
       window_size: parseNumber('--window', values.window),
@@ -120,42 +171,53 @@ function main(argv: string[]): number {
       denominator_epsilon: parseNumber('--epsilon', values.epsilon),
     };
     const definedGate = Object.fromEntries(Object.entries(gate).filter(([, v]) => v !== undefined)) as typeof gate;
-    const sources: LogSource[] = positionals.map((name) => {
-      try {
-        return { name, text: readFileSync(name, 'utf8') };
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code ?? '';
-        const why =
-          code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (error as Error).message;
-        throw new ReplayInputError(name, 0, why);
-      }
-    });
-    const result = replayGate(sources, {
+    const sources: LogStream[] = positionals.map((name) => ({ name, chunks: fsErrorsNamed(name, io.readLog(name)) }));
+    const result = await replayGateStream(sources, {
       gate: definedGate,
       schedule: schedule as ReplaySchedule,
       format: format as LogFormat | undefined,
       ...(values['gap-key'] === undefined ? {} : { gapKey: values['gap-key'] }),
       ...(values['val-key'] === undefined ? {} : { valKey: values['val-key'] }),
     });
-    process.stdout.write(`${replayLines(result).join('\n')}\n`);
+    for (const warning of result.summary.warnings ?? []) io.stderr(`replay: warning: ${warning}\n`);
+    for (const block of replayTextBlocks(result)) io.stdout(block);
     return 0;
   } catch (error) {
-    process.stderr.write(`${describeError(error)}\n`);
+    const line = describeError(error);
+    if (line === null) throw error;
+    io.stderr(`${line}\n`);
     return 2;
   }
 }
 
-function describeError(error: unknown): string {
-  if (error instanceof ReplayInputError) {
-    return error.line > 0 ? error.message : `${error.file}: ${error.detail}`;
+/** A file's chunks, with a Node file-system error (missing file, a folder, no permission) as a FileSystemError. */
+async function* fsErrorsNamed(path: string, chunks: AsyncIterable<string>): AsyncIterable<string> {
+  try {
+    yield* chunks;
+  } catch (error) {
+    const named = FileSystemError.from(error, printable(path), 'reading the log');
+    const code = (error as { code?: unknown } | null)?.code;
+    if (named === error && typeof code === 'string') {
+      // A file-system or argument error without a plain-words meaning (a NUL in the path, EAGAIN, …).
+      throw new ReplayInputError(path, 0, `cannot be read (${printable(code, 40)})`);
+    }
+    throw named;
   }
+}
+
+/** The one line for a user error, or null for a defect. */
+function describeError(error: unknown): string | null {
   if (error instanceof GateConfigError) {
     const flag = FLAG_OF_FIELD[error.field as GateConfigField];
     return `replay: ${flag ?? error.field}: ${error.message.replace(/^gate config: /, '')}`;
   }
-  if (error instanceof UsageError) return `replay: ${error.message}`;
-  // Not a user error: still one line, no stack trace; the message says what failed.
-  return `replay: internal error: ${error instanceof Error ? error.message : String(error)}`;
+  if (error instanceof UsageError) return `replay: ${printable(error.message, 300)}`;
+  return userErrorLine(error);
 }
 
-process.exitCode = main(process.argv.slice(2));
+const invokedAsScript = process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+if (invokedAsScript) {
+  void main(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
+}

@@ -1,13 +1,31 @@
 // A run folder on disk (Node): config.json, metrics.jsonl (student stage: the log the gate replays),
 // sft.jsonl and teacher.jsonl (earlier stages), events.jsonl (windows, evaluations, retirement, checkpoints,
 // warnings, errors), summary.json, report.md, checkpoints/.
-import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+//
+// Safety: a new run goes only into a folder that does not exist or is empty (never appended to another run's logs);
+// missing folders are created one level at a time below the nearest existing one (Node's recursive mkdir loops
+// forever below /proc), and the folder is proven writable before any work. Every file-system failure becomes a
+// FileSystemError naming the path. A folder with config.json and no checkpoint yet (Ctrl-C right after it was
+// created) is restarted from scratch by --resume, so a run folder is always resumable or cleanly restartable.
+import {
+  appendFileSync,
+  statSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { FileSystemError, RunFolderError, withFsErrors } from '../src/core/errors';
 import { resolveConfig, type ExperimentConfig } from '../src/core/experiment/config';
 import type { RunSummary } from '../src/core/experiment/summary';
 import { formatRunReport } from '../src/core/experiment/report';
-import type { StageName, TrainerEvent } from '../src/engine/trainer/events';
+import { STAGE_NAMES, type StageName, type TrainerEvent } from '../src/engine/trainer/events';
 import { NodeCheckpointStorage } from '../src/engine/trainer/nodeCheckpointStorage';
+
+export { RunFolderError };
 
 /** Which log file a stage's step metrics go to. */
 export function metricsFileFor(stage: StageName): string {
@@ -21,12 +39,80 @@ function jsonLine(value: unknown): string {
 
 function writeAtomic(path: string, text: string): void {
   const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, path);
+  withFsErrors(path, 'writing', () => {
+    try {
+      writeFileSync(tmp, text);
+      renameSync(tmp, path);
+    } catch (e) {
+      rmSync(tmp, { force: true });
+      throw e;
+    }
+  });
 }
 
-/** A user error about a run folder (exists already, is not a run, unreadable config). */
-export class RunFolderError extends Error {}
+/** What is at a path: nothing, a folder, something else, or nothing because an ancestor is a file. */
+type Kind = 'missing' | 'folder' | 'other' | 'below-file';
+
+function kindOf(path: string): Kind {
+  try {
+    return statSync(path).isDirectory() ? 'folder' : 'other';
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    if (code === 'ENOENT') return 'missing';
+    if (code === 'ENOTDIR') return 'below-file';
+    throw FileSystemError.from(e, path, 'looking at the folder');
+  }
+}
+
+/**
+ * Make sure `dir` exists as a folder: create the missing levels one by one below the nearest existing ancestor,
+ * refusing a file anywhere on the way. `what` names the flag in messages ("--out").
+ */
+export function ensureFolder(dir: string, what: string): void {
+  const missing: string[] = [];
+  let cur = resolve(dir);
+  for (;;) {
+    const k = kindOf(cur);
+    if (k === 'folder') break;
+    if (k === 'other')
+      throw new RunFolderError(
+        cur === resolve(dir)
+          ? `${what} ${dir} is a file, not a folder: choose a folder path`
+          : `${what} ${dir}: ${cur} is a file, not a folder`,
+      );
+    missing.unshift(cur);
+    const up = dirname(cur);
+    if (up === cur) break;
+    cur = up;
+  }
+  for (const m of missing) {
+    try {
+      mkdirSync(m);
+    } catch (e) {
+      // e.g. below /proc or /sys: the parent exists but takes no new folders
+      if ((e as { code?: string }).code === 'ENOENT')
+        throw new RunFolderError(`${what} ${dir}: cannot create ${m} there; choose another location`);
+      throw FileSystemError.from(e, m, `creating the folder for ${what}`);
+    }
+  }
+}
+
+/** Prove `dir` writable now (read-only disk, permissions) rather than at the first log line. */
+function checkWritable(dir: string, what: string): void {
+  const probe = join(dir, `.write-test-${process.pid}`);
+  withFsErrors(dir, `checking that ${what} is writable`, () => {
+    writeFileSync(probe, 'ok');
+    rmSync(probe, { force: true });
+  });
+}
+
+/** The names in a folder, ignoring our own write probes. */
+function entriesOf(dir: string): string[] {
+  return withFsErrors(dir, 'listing the folder', () => readdirSync(dir)).filter((n) => !n.startsWith('.write-test-'));
+}
+
+/** Every log a run writes (removed when a folder without a checkpoint is restarted). */
+const RUN_LOGS = [...STAGE_NAMES.map(metricsFileFor), 'events.jsonl', 'summary.json', 'report.md'];
 
 export class RunFolder {
   readonly checkpoints: NodeCheckpointStorage;
@@ -35,34 +121,58 @@ export class RunFolder {
     this.checkpoints = new NodeCheckpointStorage(join(dir, 'checkpoints'));
   }
 
-  /** A fresh run folder; refuses a folder that already holds a run (use --resume or another --out). */
+  /**
+   * A fresh run folder: `dir` must not exist or be empty (a folder holding a run needs --resume; any other
+   * content is not this run's). Creates it safely, checks it is writable, writes config.json.
+   */
   static create(dir: string, config: ExperimentConfig): RunFolder {
-    if (existsSync(join(dir, 'config.json'))) {
-      throw new RunFolderError(
-        `${dir} already holds a run (config.json exists): pass --resume ${dir} to continue it, or choose another --out`,
-      );
-    }
-    mkdirSync(dir, { recursive: true });
+    RunFolder.prepareEmpty(dir, '--out');
     const f = new RunFolder(dir);
     writeAtomic(join(dir, 'config.json'), JSON.stringify(config, null, 2) + '\n');
     return f;
   }
 
+  /** Check that `dir` is absent or an empty folder, create it, and check it is writable. */
+  static prepareEmpty(dir: string, what: string): void {
+    const k = kindOf(resolve(dir));
+    if (k === 'other') throw new RunFolderError(`${what} ${dir} is a file, not a folder: choose a folder path`);
+    if (k === 'folder') {
+      const names = entriesOf(dir);
+      if (names.includes('config.json'))
+        throw new RunFolderError(
+          `${what} ${dir} already holds a run (config.json exists): pass --resume ${dir} to continue it, or choose another ${what}`,
+        );
+      if (names.length > 0)
+        throw new RunFolderError(
+          `${what} ${dir} is not empty (${names.length} entries such as ${names.slice(0, 3).join(', ')}): choose a new or empty folder`,
+        );
+    }
+    ensureFolder(dir, what);
+    checkWritable(dir, what);
+  }
+
   /** An existing run folder and its validated config. */
   static open(dir: string): { folder: RunFolder; config: ExperimentConfig } {
+    const k = kindOf(resolve(dir));
+    if (k === 'missing' || k === 'below-file') throw new RunFolderError(`--resume ${dir}: no such folder`);
+    if (k === 'other') throw new RunFolderError(`--resume ${dir} is a file, not a run folder`);
     const path = join(dir, 'config.json');
-    if (!existsSync(path)) throw new RunFolderError(`${dir} is not a run folder (no config.json)`);
+    if (kindOf(path) !== 'other') throw new RunFolderError(`${dir} is not a run folder (no config.json)`);
     let raw: unknown;
+    const text = withFsErrors(path, 'reading the run config', () => readFileSync(path, 'utf8'));
     try {
-      raw = JSON.parse(readFileSync(path, 'utf8'));
+      raw = JSON.parse(text.replace(/^\uFEFF/, ''));
     } catch (e) {
-      throw new RunFolderError(`${path}: not valid JSON (${(e as Error).message})`);
+      throw new RunFolderError(`${path}: not valid JSON (${(e as Error).message.slice(0, 80)})`);
     }
-    return { folder: new RunFolder(dir), config: resolveConfig(raw, undefined, path) };
+    const config = resolveConfig(raw, undefined, path);
+    checkWritable(dir, '--resume');
+    return { folder: new RunFolder(dir), config };
   }
 
   appendLine(file: string, value: unknown): void {
-    appendFileSync(join(this.dir, file), jsonLine(value) + '\n');
+    const path = join(this.dir, file);
+    withFsErrors(path, 'appending to the run log', () => appendFileSync(path, jsonLine(value) + '\n'));
   }
 
   /** Route a trainer event to the run's files. */
@@ -78,8 +188,8 @@ export class RunFolder {
   truncateForResume(stage: StageName, step: number, laterStages: readonly StageName[]): void {
     const keep = (file: string, maxStep: number): void => {
       const path = join(this.dir, file);
-      if (!existsSync(path)) return;
-      const lines = readFileSync(path, 'utf8')
+      if (kindOf(path) !== 'other') return;
+      const lines = withFsErrors(path, 'reading the run log', () => readFileSync(path, 'utf8'))
         .split('\n')
         .filter((l) => l.trim() !== '');
       const kept = lines.filter((l) => {
@@ -93,6 +203,14 @@ export class RunFolder {
     };
     keep(metricsFileFor(stage), step);
     for (const s of laterStages) keep(metricsFileFor(s), -1);
+  }
+
+  /** A folder whose run wrote no checkpoint yet: remove its logs so it starts again from scratch. */
+  restartFromScratch(): void {
+    for (const f of RUN_LOGS) {
+      const path = join(this.dir, f);
+      withFsErrors(path, 'removing a log of the restarted run', () => rmSync(path, { force: true }));
+    }
   }
 
   writeSummary(config: ExperimentConfig, summary: RunSummary): void {

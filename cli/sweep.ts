@@ -8,6 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { UserError, withFsErrors } from '../src/core/errors';
 import { applyOverrides } from '../src/core/experiment/config';
 import {
   compareRuns,
@@ -16,9 +17,22 @@ import {
   parseSweepSpec,
   runSweep,
 } from '../src/core/experiment/sweep';
-import { availablePresets, oneLine, readPreset, ROOT, runExperiment, UserError } from './experimentRunner';
+import {
+  availablePresets,
+  installInterrupt,
+  loadShippedTeacher,
+  oneLine,
+  readPreset,
+  ROOT,
+  runExperiment,
+  startBackend,
+} from './experimentRunner';
+import { isEntryPoint, processIo, runCliMain, runCommand, type CliIo } from './cliMain';
+import { InterruptLatch } from './interrupt';
 import { RunFolder } from './runFolder';
-import { runCliMain } from './cliMain';
+
+/** More runs than this in one sweep is almost surely a typo in --seeds or --vary. */
+const MAX_RUNS = 1000;
 
 const USAGE = `usage: npm run sweep -- --preset NAME [options]
 
@@ -42,7 +56,12 @@ function parseValue(raw: string): unknown {
   }
 }
 
-async function main(argv: string[]): Promise<number> {
+/** The command in-process: returns the exit code; user errors are reported to `io` as one line. */
+export function main(argv: string[], io: CliIo = processIo): Promise<number> {
+  return runCommand('sweep', sweep, argv, io);
+}
+
+async function sweep(argv: string[], io: CliIo): Promise<number> {
   let values;
   try {
     ({ values } = parseArgs({
@@ -61,11 +80,10 @@ async function main(argv: string[]): Promise<number> {
       },
     }));
   } catch (e) {
-    process.stderr.write(`sweep: ${(e as Error).message.split('\n')[0]}\n${USAGE}\n`);
-    return 2;
+    throw new UserError(`${(e as Error).message.split('\n')[0]!.slice(0, 200)} (see --help)`);
   }
   if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
+    io.stdout(`${USAGE}\n`);
     return 0;
   }
   if (!values.preset) throw new UserError(`--preset is required (available: ${availablePresets().join(', ')})`);
@@ -75,20 +93,27 @@ async function main(argv: string[]): Promise<number> {
   const base = applyOverrides(preset.config, sets);
   let seeds = preset.sweep?.seeds ?? [0, 1, 2];
   if (values.seeds !== undefined) {
+    const shown = values.seeds.slice(0, 60);
     seeds = values.seeds.split(',').map((s) => {
-      const n = Number(s.trim());
-      if (!Number.isInteger(n) || n < 0)
-        throw new UserError(`--seeds: expected comma-separated integers ≥ 0, got "${values.seeds}"`);
+      const n = s.trim() === '' ? NaN : Number(s.trim());
+      if (!Number.isInteger(n) || n < 0 || n > 0xffffffff)
+        throw new UserError(`--seeds: expected comma-separated integers in 0 … 4294967295, got "${shown}"`);
       return n;
     });
+    if (new Set(seeds).size !== seeds.length) throw new UserError(`--seeds: a seed appears twice in "${shown}"`);
   }
   let axes: Record<string, unknown[]> = preset.sweep?.axes ?? {};
   if (values.vary?.length) {
     axes = {};
     for (const v of values.vary) {
       const eq = v.indexOf('=');
-      if (eq <= 0) throw new UserError(`--vary "${v}": expected key=v1,v2,… e.g. student.schedule=adaptive,never`);
-      axes[v.slice(0, eq)] = v
+      if (eq <= 0)
+        throw new UserError(`--vary "${v.slice(0, 60)}": expected key=v1,v2,… e.g. student.schedule=adaptive,never`);
+      const key = v.slice(0, eq);
+      if (key.split('.').some((p) => p === '__proto__' || p === 'constructor' || p === 'prototype'))
+        throw new UserError(`--vary ${key.slice(0, 60)}: a JavaScript prototype name is never a config key`);
+      if (Object.hasOwn(axes, key)) throw new UserError(`--vary ${key.slice(0, 60)}: given twice (one axis per key)`);
+      axes[key] = v
         .slice(eq + 1)
         .split(',')
         .map(parseValue);
@@ -97,38 +122,60 @@ async function main(argv: string[]): Promise<number> {
   // the preset's temperature matching applies while its axes do (not with --vary axes of one's own)
   const match = values.vary?.length ? undefined : preset.sweep?.matchTemperature;
   const spec = parseSweepSpec(match ? { seeds, axes, matchTemperature: match } : { seeds, axes }, base, 'sweep');
+  const total = spec.seeds.length * Object.values(spec.axes).reduce((n, vs) => n * vs.length, 1);
+  if (total > MAX_RUNS)
+    throw new UserError(`--seeds × --vary: ${total} runs, at most ${MAX_RUNS} in one sweep (split it into several)`);
   const runs = expandSweep(base, spec);
+  const slugs = runs.map((r) => slug(r.label));
+  const twice = slugs.find((x, i) => slugs.indexOf(x) !== i);
+  if (twice !== undefined)
+    throw new UserError(`--vary: two points of the sweep have the same folder name "${twice}" (a value given twice?)`);
+  // everything that can be refused is refused before any folder exists
+  for (const run of runs) await startBackend(run.config);
+  await loadShippedTeacher(base);
   const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
   const out = values.out ?? join(ROOT, 'runs', `sweep-${preset.name}-${stamp}`);
-  process.stderr.write(`sweep ${preset.name}: ${runs.length} runs → ${out}\n`);
+  RunFolder.prepareEmpty(out, '--out');
+  io.stderr(`sweep ${preset.name}: ${runs.length} runs → ${out}\n`);
   let ok = true;
-  const results = await runSweep(
-    runs,
-    spec,
-    async (run, i) => {
-      const folder = RunFolder.create(join(out, slug(run.label)), run.config);
-      const summary = await runExperiment({
-        folder,
-        config: run.config,
-        resume: null,
-        progress: !values['no-progress'],
-        label: `[${i + 1}/${runs.length}] ${run.label}`,
-      });
-      process.stderr.write(`[${i + 1}/${runs.length}] ${run.label}: ${oneLine(summary)}\n`);
-      if (summary.status !== 'completed') ok = false;
-      return summary;
-    },
-    {
-      warn: (m) => process.stderr.write(`warning: ${m}\n`),
-      stop: (summary) => summary.status === 'interrupted',
-    },
-  );
+  const latch = new InterruptLatch();
+  const removeHandler = installInterrupt(latch);
+  let results;
+  try {
+    results = await runSweep(
+      runs,
+      spec,
+      async (run, i) => {
+        const folder = RunFolder.create(join(out, slug(run.label)), run.config);
+        const summary = await runExperiment({
+          folder,
+          config: run.config,
+          resume: null,
+          progress: !values['no-progress'],
+          label: `[${i + 1}/${runs.length}] ${run.label}`,
+          interrupt: latch,
+          log: (t) => io.stderr(t),
+        });
+        io.stderr(`[${i + 1}/${runs.length}] ${run.label}: ${oneLine(summary)}\n`);
+        if (summary.status !== 'completed') ok = false;
+        return summary;
+      },
+      {
+        warn: (m) => io.stderr(`warning: ${m}\n`),
+        stop: (summary) => summary.status === 'interrupted',
+      },
+    );
+  } finally {
+    removeHandler();
+  }
   const done = results.map(({ run, summary }) => ({ point: run.point, summary, label: run.label }));
   const rows = compareRuns(done);
   const table = formatComparisonTable(rows);
-  writeFileSync(join(out, 'comparison.md'), `# Sweep ${preset.name}\n\n${preset.description}\n\n${table}\n`);
-  writeFileSync(
-    join(out, 'comparison.json'),
+  const write = (file: string, text: string): void =>
+    withFsErrors(join(out, file), 'writing the sweep comparison', () => writeFileSync(join(out, file), text));
+  write('comparison.md', `# Sweep ${preset.name}\n\n${preset.description}\n\n${table}\n`);
+  write(
+    'comparison.json',
     JSON.stringify(
       {
         preset: preset.name,
@@ -142,8 +189,8 @@ async function main(argv: string[]): Promise<number> {
       1,
     ),
   );
-  process.stdout.write(`${table}\n\nsweep folder: ${out}\n`);
+  io.stdout(`${table}\n\nsweep folder: ${out}\n`);
   return ok ? 0 : 1;
 }
 
-runCliMain('sweep', main);
+if (isEntryPoint(import.meta.url)) runCliMain('sweep', sweep);

@@ -1,32 +1,47 @@
 // The lab's shell: a header with the three views (overview, training, gate replay), chosen by the URL hash so a
 // view can be linked to and reloaded. The shell loads offline (no CDN fonts, scripts or models).
-import { useSyncExternalStore } from 'react';
+import { useEffect, useSyncExternalStore } from 'react';
 import { Overview } from './Overview';
 import { ReplayView } from './replay/ReplayView';
+import { startRunsOnce } from './runs/runsStoreInstance';
+import { splitHash } from './runs/trainLink';
+import { trainForm } from './train/trainForm';
 import { TrainView } from './train/TrainView';
+import { MethodsView } from './teaching/MethodsView';
+import { PresentationMode } from './teaching/PresentationMode';
 
 const VIEWS = [
   { hash: '', label: 'Overview' },
   { hash: 'train', label: 'Train' },
   { hash: 'replay', label: 'Gate replay' },
+  { hash: 'method', label: 'Method' },
 ] as const;
 type ViewHash = (typeof VIEWS)[number]['hash'];
 
+/** The view named before any `?query` (`#train?preset=smoke` is the Train view with a filled form). */
 function currentView(): ViewHash {
-  const h = window.location.hash.replace(/^#\/?/, '');
+  const h = splitHash(window.location.hash).view;
   return (VIEWS.find((v) => v.hash === h)?.hash ?? '') as ViewHash;
 }
 
 const subscribe = (onChange: () => void) => {
-  window.addEventListener('hashchange', onChange);
-  return () => window.removeEventListener('hashchange', onChange);
+  const onHash = () => {
+    // a pasted or clicked link fills the Train form (the form's own edits use replaceState: no event)
+    trainForm.getState().applyLink(window.location.hash, null);
+    onChange();
+  };
+  window.addEventListener('hashchange', onHash);
+  return () => window.removeEventListener('hashchange', onHash);
 };
 
 export function App() {
   const view = useSyncExternalStore(subscribe, currentView);
+  // stored runs load (and an interrupted queue continues) whatever view the page opens on
+  useEffect(() => startRunsOnce(), []);
   return (
     <main className="shell">
       <header>
+        <PresentationMode />
         <h1>RetireLab</h1>
         <p className="tagline">
           Train small agent policies in this tab and watch three post-training methods for LLM agents work.
@@ -39,7 +54,15 @@ export function App() {
           ))}
         </nav>
       </header>
-      {view === 'replay' ? <ReplayView /> : view === 'train' ? <TrainView /> : <Overview />}
+      {view === 'replay' ? (
+        <ReplayView />
+      ) : view === 'train' ? (
+        <TrainView />
+      ) : view === 'method' ? (
+        <MethodsView />
+      ) : (
+        <Overview />
+      )}
     </main>
   );
 }

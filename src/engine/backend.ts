@@ -1,7 +1,10 @@
 // Backend selection for the engine, in Node and in a browser worker alike. Node-only modules are imported
 // dynamically behind an environment check so this file also bundles for the browser.
 import * as tf from '@tensorflow/tfjs';
+import { BackendError } from '../core/errors';
+import { registerWebgpuKernels } from './kernels/registerWebgpuKernels';
 import { installWasmKernelFixes } from './wasmKernels';
+import { guardWebgpuDevice, registerWebgpuBackend } from './webgpuDevice';
 
 export type BackendName = 'cpu' | 'wasm' | 'webgl' | 'webgpu';
 export const BACKEND_NAMES: readonly BackendName[] = ['cpu', 'wasm', 'webgl', 'webgpu'];
@@ -9,9 +12,10 @@ export const BACKEND_NAMES: readonly BackendName[] = ['cpu', 'wasm', 'webgl', 'w
 export interface InitBackendOptions {
   /**
    * wasm only: folder (URL or path, ending in '/') that serves tfjs-backend-wasm's `.wasm` files. In Node the
-   * default is node_modules/@tensorflow/tfjs-backend-wasm/dist/; in a browser the app must pass its own URL.
+   * default is node_modules/@tensorflow/tfjs-backend-wasm/dist/; in a browser the app must pass its own URL, or a
+   * map from each `.wasm` file name to its URL (what a bundler's hashed asset URLs give).
    */
-  wasmPath?: string;
+  wasmPath?: string | Readonly<Record<string, string>>;
   /** wasm only: XNNPACK thread count (threads need crossOriginIsolated in a browser; Node runs single-threaded) */
   wasmThreads?: number;
   /** webgpu in Node only: Vulkan ICD (default /usr/lib/chromium/vk_swiftshader_icd.json unless already set) */
@@ -49,8 +53,8 @@ async function preloadVulkanLoader(loader: string): Promise<void> {
   }
 }
 
-/** A backend that cannot start here; the message says why and what to do. */
-export class BackendUnavailableError extends Error {
+/** A backend that cannot start here; the message says why and what to do (a user error: core/errors.ts). */
+export class BackendUnavailableError extends BackendError {
   constructor(
     readonly backend: BackendName,
     reason: string,
@@ -74,6 +78,30 @@ export function parseBackendName(s: string): BackendName {
 // Hide specifiers from bundlers: these modules exist only in Node.
 const nodeImport = (specifier: string): Promise<unknown> => import(/* @vite-ignore */ specifier);
 
+/**
+ * tfjs-backend-wasm 4.22 caps its XNNPACK thread pool at emscripten_num_logical_cores() / 2, i.e.
+ * navigator.hardwareConcurrency / 2 ("2 threads per core"), read once by a static initializer when the module is
+ * instantiated; setThreadsCount(n) is then silently clamped to it. On a 2-core machine every request became 1
+ * thread (getThreadsCount() === 1, no speed-up). While the module starts, report 2·threads logical cores so the
+ * cap equals the requested count, then restore the real navigator.hardwareConcurrency.
+ */
+async function withWasmCoreCountFor<T>(threads: number | undefined, start: () => Promise<T>): Promise<T> {
+  const nav = (globalThis as { navigator?: object }).navigator;
+  if (threads === undefined || threads <= 1 || nav === undefined) return start();
+  const own = Object.getOwnPropertyDescriptor(nav, 'hardwareConcurrency');
+  try {
+    Object.defineProperty(nav, 'hardwareConcurrency', { value: 2 * threads, configurable: true });
+  } catch {
+    return start(); // a navigator that cannot be shadowed: tfjs's own cap applies
+  }
+  try {
+    return await start();
+  } finally {
+    if (own) Object.defineProperty(nav, 'hardwareConcurrency', own);
+    else delete (nav as { hardwareConcurrency?: number }).hardwareConcurrency;
+  }
+}
+
 let wasmRegistered = false;
 let webgpuRegistered = false;
 
@@ -88,8 +116,13 @@ async function registerWasm(options: InitBackendOptions): Promise<void> {
       // resolves to …/tfjs-backend-wasm/dist/<main>.js; the .wasm files sit beside it
       path = dirname(require.resolve('@tensorflow/tfjs-backend-wasm')) + '/';
     }
-    if (path !== undefined) wasm.setWasmPaths(path.endsWith('/') || path.endsWith('.wasm') ? path : path + '/');
-    if (options.wasmThreads !== undefined) wasm.setThreadsCount(options.wasmThreads);
+    if (typeof path === 'object') wasm.setWasmPaths({ ...path });
+    else if (path !== undefined) wasm.setWasmPaths(path.endsWith('/') || path.endsWith('.wasm') ? path : path + '/');
+    // Threads need the threaded-SIMD binary (browser, crossOriginIsolated); 1 thread selects the plain SIMD
+    // binary so no pthread helper workers start at all. Both must be decided before the module first loads.
+    if (options.wasmThreads !== undefined && options.wasmThreads <= 1) {
+      tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
+    } else if (options.wasmThreads !== undefined) wasm.setThreadsCount(options.wasmThreads);
     installWasmKernelFixes();
     wasmRegistered = true;
   }
@@ -124,6 +157,9 @@ async function registerWebgpu(options: InitBackendOptions): Promise<void> {
   }
   // registers the backend at import time, only when navigator.gpu exists: so import it only now
   await import('@tensorflow/tfjs-backend-webgpu');
+  // …then replace its registration by one that requests the adapter's storage-buffer limit (webgpuDevice.ts)
+  await registerWebgpuBackend();
+  registerWebgpuKernels(); // the lab's fused WGSL kernels (kernels/README.md)
   webgpuRegistered = true;
 }
 
@@ -141,8 +177,11 @@ export async function initBackend(name: BackendName, options: InitBackendOptions
   let ok = false;
   let cause = '';
   try {
-    ok = await tf.setBackend(name);
-    await tf.ready();
+    const start = async () => {
+      ok = await tf.setBackend(name);
+      await tf.ready();
+    };
+    await (name === 'wasm' && !isNode() ? withWasmCoreCountFor(options.wasmThreads, start) : start());
   } catch (e) {
     cause = String(e instanceof Error ? e.message : e);
   }
@@ -157,7 +196,25 @@ export async function initBackend(name: BackendName, options: InitBackendOptions
       `tf.setBackend('${name}') ${ok ? 'succeeded' : 'failed'} but the active backend is '${active}'${cause ? `: ${cause}` : ''}${hint}`,
     );
   }
+  if (name === 'webgpu') guardWebgpuDevice();
   return name;
+}
+
+/** Which tfjs-backend-wasm binary runs and how many threads XNNPACK really uses (as the backend reports it). */
+export interface WasmRuntimeInfo {
+  flavour: 'plain' | 'simd' | 'threaded-simd';
+  threads: number;
+}
+
+/** The active wasm backend's binary and thread count; null when the active backend is not wasm. */
+export async function wasmRuntimeInfo(): Promise<WasmRuntimeInfo | null> {
+  if (tf.getBackend() !== 'wasm') return null;
+  const wasm = await import('@tensorflow/tfjs-backend-wasm');
+  // the threaded binary is the only one built with pthreads (emscripten's PThread object on the module)
+  const module = (tf.backend() as unknown as { wasm?: object }).wasm;
+  const threaded = module !== undefined && 'PThread' in module;
+  const simd = (await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT')) === true;
+  return { flavour: threaded ? 'threaded-simd' : simd ? 'simd' : 'plain', threads: wasm.getThreadsCount() };
 }
 
 /**

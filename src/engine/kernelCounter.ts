@@ -1,6 +1,8 @@
 // Counts kernel dispatches: every registered-kernel invocation that goes through the tfjs engine (forward ops,
 // gradient ops and optimizer updates alike). One backend kernel may launch more than one GPU program on webgpu
-// (e.g. softmax), so on GPU backends this is a lower bound of GPU dispatches; on cpu/wasm it is exact.
+// (e.g. softmax), and some launch none (Reshape, Identity and same-dtype Cast only relabel a buffer), so on webgpu
+// `total` is not the number of GPU dispatches: `gpuPrograms` counts those (every WGSL program the webgpu backend
+// dispatches while counting, the lab's own kernels included); it is null on other backends.
 import * as tf from '@tensorflow/tfjs';
 
 export interface KernelCounts {
@@ -8,13 +10,23 @@ export interface KernelCounts {
   total: number;
   /** invocations per kernel name, most frequent first */
   byName: Record<string, number>;
+  /** WGSL programs dispatched by the webgpu backend while counting; null when the active backend is not webgpu */
+  gpuPrograms: number | null;
 }
 
 type KernelParams = { kernelName?: string };
 type EngineLike = { runKernelFunc: (p: KernelParams) => unknown };
 
+type ProgramRunner = { runWebGPUProgram?: (...args: unknown[]) => unknown };
+
 let active: Map<string, number>[] = [];
 let original: EngineLike['runKernelFunc'] | null = null;
+/** the webgpu backend whose runWebGPUProgram is wrapped while counting (null on other backends) */
+let gpuBackend: ProgramRunner | null = null;
+/** an own runWebGPUProgram the backend had before (restored on uninstall), or undefined */
+let gpuOwnBefore: PropertyDescriptor | undefined;
+/** key of the per-counter program count inside each counter's map (not a kernel name: kernels never start with #) */
+const GPU_PROGRAMS = '#gpuPrograms';
 
 function install(): void {
   if (original !== null) return;
@@ -27,17 +39,36 @@ function install(): void {
     if (name !== undefined) for (const m of active) m.set(name, (m.get(name) ?? 0) + 1);
     return base.call(this, p);
   };
+  const backend = tf.backend() as unknown as ProgramRunner;
+  const run = backend.runWebGPUProgram;
+  if (typeof run === 'function') {
+    gpuBackend = backend;
+    gpuOwnBefore = Object.getOwnPropertyDescriptor(backend, 'runWebGPUProgram');
+    backend.runWebGPUProgram = function (this: unknown, ...args: unknown[]): unknown {
+      for (const m of active) m.set(GPU_PROGRAMS, (m.get(GPU_PROGRAMS) ?? 0) + 1);
+      return run.apply(this, args);
+    };
+  }
 }
 
 function uninstall(): void {
   if (original === null || active.length > 0) return;
   delete (tf.engine() as unknown as Partial<EngineLike>).runKernelFunc;
+  if (gpuBackend !== null) {
+    delete gpuBackend.runWebGPUProgram; // the prototype method shows through again…
+    if (gpuOwnBefore !== undefined) Object.defineProperty(gpuBackend, 'runWebGPUProgram', gpuOwnBefore); // …or the own one
+  }
+  gpuBackend = null;
+  gpuOwnBefore = undefined;
   original = null;
 }
 
-function summarize(m: Map<string, number>): KernelCounts {
-  const entries = [...m.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-  return { total: entries.reduce((s, [, n]) => s + n, 0), byName: Object.fromEntries(entries) };
+function summarize(m: Map<string, number>, onGpu: boolean): KernelCounts {
+  const gpuPrograms = onGpu ? (m.get(GPU_PROGRAMS) ?? 0) : null;
+  const entries = [...m.entries()]
+    .filter(([k]) => k !== GPU_PROGRAMS)
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  return { total: entries.reduce((s, [, n]) => s + n, 0), byName: Object.fromEntries(entries), gpuPrograms };
 }
 
 /** A counter that can be started and stopped around any code (nesting with other counters is fine). */
@@ -56,8 +87,9 @@ export class KernelCounter {
     if (m === null) throw new Error('KernelCounter.stop: not counting');
     active = active.filter((x) => x !== m);
     this.counts = null;
+    const onGpu = gpuBackend !== null;
     uninstall();
-    return summarize(m);
+    return summarize(m, onGpu);
   }
 }
 

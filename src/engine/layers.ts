@@ -1,6 +1,9 @@
 // Differentiable building blocks shared by the full forward pass (model.ts) and cached decoding (kvCache.ts).
 // Every function is pure tensor math on rank-2 activations [rows, features] unless stated; call inside tf.tidy.
 import * as tf from '@tensorflow/tfjs';
+import { fusedGelu } from './kernels/webgpuGelu';
+import { fusedLayerNorm } from './kernels/webgpuLayerNorm';
+import { useFusedKernels } from './kernels/registerWebgpuKernels';
 
 export const LAYER_NORM_EPSILON = 1e-5;
 /** additive attention-mask value for a hidden key; exp(-1e9 - max) is exactly 0 in float32 */
@@ -127,9 +130,20 @@ export function embed(ids: tf.Tensor1D, table: tf.Tensor2D): tf.Tensor2D {
 /**
  * Layer normalisation over the last axis, with an analytic gradient (fewer kernels than differentiating the
  * composed ops): dx = inv·(dy·g − mean(dy·g) − x̂·mean(dy·g·x̂)), dg = Σ dy·x̂, db = Σ dy.
- * x [rows, d], g [d], b [d] → [rows, d]
+ * x [rows, d], g [d], b [d] → [rows, d]. On webgpu one fused WGSL kernel (kernels/webgpuLayerNorm.ts).
  */
-export const layerNorm = tf.customGrad(((x: tf.Tensor2D, g: tf.Tensor1D, b: tf.Tensor1D, save: tf.GradSaveFunc) => {
+export function layerNorm(x: tf.Tensor2D, g: tf.Tensor1D, b: tf.Tensor1D): tf.Tensor2D {
+  if (useFusedKernels()) return fusedLayerNorm(x, g, b, LAYER_NORM_EPSILON);
+  return layerNormComposed(x, g, b);
+}
+
+/** layerNorm from tfjs ops (every backend; the reference of the fused kernel) */
+export const layerNormComposed = tf.customGrad(((
+  x: tf.Tensor2D,
+  g: tf.Tensor1D,
+  b: tf.Tensor1D,
+  save: tf.GradSaveFunc,
+) => {
   const mean = tf.mean(x, 1, true);
   const xc = tf.sub(x, mean);
   const variance = tf.mean(tf.square(xc), 1, true);
@@ -159,9 +173,16 @@ const SQRT_HALF = Math.SQRT1_2;
 const INV_SQRT_2PI = 1 / Math.sqrt(2 * Math.PI);
 
 /**
- * Exact (erf) GELU, as PyTorch's default: x·Φ(x), with the analytic gradient Φ(x) + x·φ(x).
+ * Exact (erf) GELU, as PyTorch's default: x·Φ(x), with the analytic gradient Φ(x) + x·φ(x). On webgpu one fused
+ * WGSL kernel each way (kernels/webgpuGelu.ts).
  */
-export const gelu = tf.customGrad(((x: tf.Tensor, save: tf.GradSaveFunc) => {
+export function gelu<T extends tf.Tensor>(x: T): T {
+  if (useFusedKernels()) return fusedGelu(x);
+  return geluComposed(x);
+}
+
+/** gelu from tfjs ops (every backend; the reference of the fused kernel) */
+export const geluComposed = tf.customGrad(((x: tf.Tensor, save: tf.GradSaveFunc) => {
   const cdf = tf.mul(tf.add(tf.erf(tf.mul(x, SQRT_HALF)), 1), 0.5);
   save([x, cdf]);
   return {

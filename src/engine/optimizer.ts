@@ -4,6 +4,7 @@
 // targets are on, and the default becomes 1e-4 there (1e-7 elsewhere), which changes training (STACK.md). The lab
 // always passes epsilon explicitly so every backend runs the same optimiser.
 import * as tf from '@tensorflow/tfjs';
+import { WebgpuAdamOptimizer } from './kernels/webgpuAdam';
 
 export interface AdamConfig {
   learningRate: number;
@@ -77,10 +78,13 @@ export function resolveAdamConfig(partial: Partial<AdamConfig> = {}): AdamConfig
   return c;
 }
 
-/** tf.train.adam with every hyper-parameter explicit (epsilon included). */
+/**
+ * tf.train.adam with every hyper-parameter explicit (epsilon included). On webgpu its update runs as fused WGSL
+ * kernels (kernels/webgpuAdam.ts: same state, same checkpoint format); elsewhere it is tfjs's Adam unchanged.
+ */
 export function createAdam(config: Partial<AdamConfig> = {}): tf.AdamOptimizer {
   const c = resolveAdamConfig(config);
-  return tf.train.adam(c.learningRate, c.beta1, c.beta2, c.epsilon);
+  return new WebgpuAdamOptimizer(c.learningRate, c.beta1, c.beta2, c.epsilon);
 }
 
 function hostOf(tensor: tf.Tensor, data: ArrayLike<number>): HostTensor {

@@ -35,7 +35,7 @@ describe('the app shell in a real browser', () => {
     const methodHeadings = await page.getByRole('heading', { level: 2 }).allTextContents();
     expect(methodHeadings).toEqual(['GRPO', 'RetireOPD', 'ActObs']);
     const views = page.getByRole('navigation', { name: 'views' }).getByRole('link');
-    expect(await views.allTextContents()).toEqual(['Overview', 'Train', 'Gate replay']);
+    expect(await views.allTextContents()).toEqual(['Overview', 'Train', 'Gate replay', 'Method']);
     await views.filter({ hasText: 'Gate replay' }).click();
     await page.getByRole('heading', { name: 'Gate replay', level: 2 }).waitFor();
     expect(page.url()).toMatch(/#replay$/);

@@ -87,6 +87,15 @@ describe.skipIf(!haveChromium)('loss parity in headless Chromium (cpu in Node is
           .join(', ')} (${errs.length} outputs) ${JSON.stringify(run.info)}`,
       );
       for (const [name, err] of errs) expect(err, `${backend} ${name}`).toBeLessThanOrEqual(TOLERANCE[backend]);
+      if (backend === 'webgpu') {
+        // the lab's fused WGSL kernels (src/engine/kernels) ran, and equal the composed ops within 1e-5 here too
+        expect(run.info?.fusedKernels).toBe(true);
+        expect(run.info?.fusedKernelCalls as number).toBeGreaterThan(0);
+        const fusedErrs = Object.entries(parityErrors(run.outputs ?? {}, run.composedOutputs ?? {}));
+        const worst = fusedErrs.sort((a, b) => b[1] - a[1])[0];
+        console.log(`browser webgpu fused vs composed: worst ${worst?.[0]} ${worst?.[1].toExponential(2)}`);
+        for (const [name, err] of fusedErrs) expect(err, `fused vs composed ${name}`).toBeLessThanOrEqual(1e-5);
+      }
     }, 240_000);
   }
 });

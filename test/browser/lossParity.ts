@@ -2,6 +2,8 @@
 // page and returns plain JSON. The Node test (lossParity.test.ts) compares it with its own cpu results.
 import * as tf from '@tensorflow/tfjs';
 import { initBackend, type BackendName } from '../../src/engine/backend';
+import { countKernels } from '../../src/engine/kernelCounter';
+import { setFusedKernelsEnabled, useFusedKernels } from '../../src/engine/kernels/registerWebgpuKernels';
 import { computeParityOutputs, type ParityOutputs } from '../engine/losses/parityFixture';
 
 export interface ParityRun {
@@ -9,6 +11,11 @@ export interface ParityRun {
   ok: boolean;
   outputs?: ParityOutputs;
   leakedTensors?: number;
+  /**
+   * webgpu only: the same fixture with the lab's fused WGSL kernels turned off (composed tfjs ops), to compare the
+   * fused kernels with the ops they replace inside the browser
+   */
+  composedOutputs?: ParityOutputs;
   /** why the backend could not start, or what threw */
   error?: string;
   /** e.g. webgl's float precision, which sets tf.train.adam's default epsilon there */
@@ -23,14 +30,29 @@ async function run(backend: BackendName): Promise<ParityRun> {
     return { backend, ok: false, error: e instanceof Error ? e.message : String(e) };
   }
   try {
-    const { outputs, leakedTensors } = await computeParityOutputs();
+    const fused = useFusedKernels();
+    const { result, kernels } = await countKernels(() => computeParityOutputs());
+    const { outputs, leakedTensors } = result;
+    let composedOutputs: ParityOutputs | undefined;
+    if (fused) {
+      setFusedKernelsEnabled(false);
+      try {
+        composedOutputs = (await computeParityOutputs()).outputs;
+      } finally {
+        setFusedKernelsEnabled(true);
+      }
+    }
     const info: Record<string, unknown> = {
       active: tf.getBackend(),
+      fusedKernels: fused,
+      fusedKernelCalls: Object.entries(kernels.byName)
+        .filter(([k]) => k.startsWith('Retire'))
+        .reduce((n, [, c]) => n + c, 0),
       crossOriginIsolated: (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated ?? false,
       backendEpsilon: tf.backend().epsilon(),
     };
     if (backend === 'webgl') info.floatPrecision = tf.backend().floatPrecision();
-    return { backend, ok: true, outputs, leakedTensors, info };
+    return { backend, ok: true, outputs, leakedTensors, info, ...(composedOutputs ? { composedOutputs } : {}) };
   } catch (e) {
     return { backend, ok: false, error: e instanceof Error ? `${e.message}\n${e.stack ?? ''}` : String(e) };
   }

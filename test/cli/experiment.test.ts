@@ -1,7 +1,7 @@
 // The experiment and sweep commands end to end, as a user runs them: child processes started the way the npm
 // scripts start them (`node --import tsx cli/<name>.ts`), so a SIGINT reaches the CLI's own process.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -104,6 +104,83 @@ describe('npm run experiment', () => {
   });
 });
 
+/** Start the experiment CLI as a child; resolves its exit code. */
+function start(args: string[]): { exited: Promise<number | null>; kill: () => void; stdout: () => string } {
+  const child = spawn(process.execPath, [...cli('experiment.ts'), ...args, '--no-progress'], { cwd: ROOT });
+  let out = '';
+  child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+  child.stderr.on('data', () => undefined);
+  const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
+  return { exited, kill: () => child.kill('SIGINT'), stdout: () => out };
+}
+
+async function waitFor(test: () => boolean, pollMs: number): Promise<void> {
+  const t0 = Date.now();
+  while (!test()) {
+    if (Date.now() - t0 > 90_000) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+}
+
+const lineCount = (f: string): number =>
+  existsSync(f)
+    ? readFileSync(f, 'utf8')
+        .split('\n')
+        .filter((l) => l.trim()).length
+    : 0;
+
+describe('Ctrl-C lands within one step, in every stage, with or without periodic checkpoints', () => {
+  it('during SFT with runtime.checkpointEvery=0: stops at the step in progress and writes its checkpoint', async () => {
+    const d = join(tmp, 'sigint-sft');
+    const set = ['--set', 'runtime.checkpointEvery=0', '--set', 'sft.steps=400'];
+    const p = start(['--preset', 'smoke', ...set, '--out', d]);
+    const log = join(d, 'sft.jsonl');
+    await waitFor(() => lineCount(log) >= 3, 10);
+    const seen = lineCount(log);
+    p.kill();
+    expect(await p.exited).toBe(130);
+    const latest = readFileSync(join(d, 'checkpoints/LATEST'), 'utf8');
+    const step = Number(/^sft-(\d{6})$/.exec(latest)![1]);
+    // the step that was running when the signal came (or the one after, if it came between steps)
+    expect(step).toBeGreaterThanOrEqual(seen);
+    expect(step).toBeLessThanOrEqual(seen + 2);
+    expect(lineCount(log)).toBe(step);
+  });
+
+  it('during evaluation with runtime.checkpointEvery=0: stops there; --resume completes the evaluation', async () => {
+    const d = join(tmp, 'sigint-eval');
+    const set = [
+      ...['--set', 'runtime.checkpointEvery=0', '--set', 'evaluation.temperatures=[2,3,4]'],
+      ...['--set', 'evaluation.testTasks=32', '--set', 'evaluation.passN=16', '--set', 'evaluation.passK=[1,16]'],
+    ];
+    const p = start(['--preset', 'smoke', ...set, '--out', d]);
+    const events = join(d, 'events.jsonl');
+    await waitFor(() => existsSync(events) && readFileSync(events, 'utf8').includes('"kind":"final"'), 10);
+    p.kill();
+    expect(await p.exited).toBe(130);
+    expect(readFileSync(join(d, 'checkpoints/LATEST'), 'utf8')).toBe('evaluation-000000');
+    const r = run('experiment.ts', ['--resume', d, '--no-progress']);
+    expect(r.code).toBe(0);
+    const summary = JSON.parse(readFileSync(join(d, 'summary.json'), 'utf8'));
+    expect(summary.status).toBe('completed');
+    expect(summary.temperatureControl).toHaveLength(4);
+  });
+
+  it('right after config.json is written: the folder resumes to the same metrics as an uninterrupted run', async () => {
+    const d = join(tmp, 'sigint-start');
+    const p = start(['--preset', 'smoke', '--out', d]);
+    await waitFor(() => existsSync(join(d, 'config.json')), 2);
+    p.kill();
+    expect(await p.exited).toBe(130);
+    const r = run('experiment.ts', ['--resume', d, '--no-progress']);
+    expect(r.stderr).not.toMatch(/internal error/);
+    expect(r.code).toBe(0);
+    expect(withoutTime(readLines(join(d, 'metrics.jsonl')))).toEqual(
+      withoutTime(readLines(join(tmp, 'smoke', 'metrics.jsonl'))),
+    );
+  });
+});
+
 describe('config errors', () => {
   it('an unknown preset lists the available presets (exit 2, no stack trace)', () => {
     const r = run('experiment.ts', ['--preset', 'smok']);
@@ -148,7 +225,12 @@ describe('config errors', () => {
   it('a resume of a folder without a run says so', () => {
     const r = run('experiment.ts', ['--resume', join(tmp, 'nothing-here')]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('is not a run folder (no config.json)');
+    expect(r.stderr).toBe(`experiment: --resume ${join(tmp, 'nothing-here')}: no such folder\n`);
+    const empty = join(tmp, 'empty-folder');
+    mkdirSync(empty);
+    const e = run('experiment.ts', ['--resume', empty]);
+    expect(e.code).toBe(2);
+    expect(e.stderr).toBe(`experiment: ${empty} is not a run folder (no config.json)\n`);
   });
 });
 

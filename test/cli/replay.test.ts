@@ -268,6 +268,24 @@ describe.concurrent('replay on bad input', () => {
     expect(run.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it('joined files: steps that do not overlap are refused; a trigger past the last gap is a warning', async () => {
+    const gaps = file('run-x-tag-gap.csv', 'Wall time,Step,Value\n0,1,-1\n0,2,-0.5\n0,3,-0.5\n0,4,-0.25\n');
+    const far = file('run-x-tag-val.csv', 'Wall time,Step,Value\n0,100,0.5\n0,102,0.7\n');
+    expectUserError(
+      await replay(gaps, far, '--teacher-performance', '0.8', '--window', '2'),
+      /run-x-tag-val\.csv:2: the validation steps \(100–102\) do not overlap the gap steps \(1–4/,
+    );
+    // W = 1: windows K = 1, .5, .5, .25; the validation at step 6 evaluates the 3rd (P = 0, C = 1) and retires.
+    const late = file('run-y-tag-val.csv', 'Wall time,Step,Value\n0,2,0.5\n0,4,0.8\n0,6,0.8\n');
+    const run = await replay(gaps, late, '--teacher-performance', '0.8', '--window', '1');
+    expect(run.status).toBe(0);
+    expect(run.stderr).toBe(
+      'replay: warning: retired at step 6, after the last gap step 4: the validation file runs past the gap file ' +
+        '(are both from the same run, and complete?)\n',
+    );
+    expect(summaryOf(run)).toMatchObject({ trigger_step: 6, warnings: [expect.stringMatching(/^retired at step 6/)] });
+  });
+
   it('--format forces a parser: a jsonl file read as csv is reported at its line', async () => {
     expectUserError(
       await replay(`${fixtures}/simple.jsonl`, '--teacher-performance', '0.8', '--format', 'csv'),

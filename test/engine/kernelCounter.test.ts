@@ -13,6 +13,7 @@ describe('kernel counter', () => {
     expect(result).toBe(12);
     expect(kernels.byName).toEqual({ Add: 1, Multiply: 1 });
     expect(kernels.total).toBe(2);
+    expect(kernels.gpuPrograms).toBeNull(); // counted on webgpu only (test/engine/kernels/fusedKernels.test.ts)
     const g = await countKernels(() => tf.tidy(() => tf.grad((v: tf.Tensor) => tf.sum(tf.square(v)))(x)));
     expect(g.kernels.total).toBeGreaterThan(2);
     g.result.dispose();

@@ -31,5 +31,7 @@ export async function launchChromium(): Promise<BrowserContext> {
       // left in the OS temp directory
     }
   });
+  // the dev server builds a page on its first load: under load that alone can take a minute
+  context.setDefaultNavigationTimeout(120_000);
   return context;
 }

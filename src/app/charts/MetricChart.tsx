@@ -1,6 +1,8 @@
 // One metric against the training step: a line, an optional horizontal threshold (δ, γ) and an optional vertical
 // marker (the step the teacher retired). Series arrive already downsampled (downsampleSeries.ts).
 import { CartesianGrid, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { saveBlob, saveText } from '../runs/download';
+import { chartPng, chartSvgMarkup } from './chartExport';
 import type { SeriesPoint } from './downsampleSeries';
 
 export interface MetricChartProps {
@@ -48,6 +50,37 @@ export function thresholdOnScale(y: number, lines: MetricChartProps['lines']): b
   if (!Number.isFinite(lo)) return true;
   const range = Math.max(hi - lo, Math.abs(hi), Math.abs(lo), 1e-9);
   return y >= lo - range && y <= hi + range;
+}
+
+/** Save the chart next to these buttons as SVG or PNG (chartExport.ts). */
+function ChartDownloads({ name }: { name: string }) {
+  const file = name.replace(/[^A-Za-z0-9._-]+/g, '_');
+  const figureOf = (e: { currentTarget: Element }) => e.currentTarget.closest('figure');
+  return (
+    <span className="chart-downloads">
+      <button
+        type="button"
+        className="link"
+        onClick={(e) => {
+          const f = figureOf(e);
+          const svg = f && chartSvgMarkup(f);
+          if (svg) saveText(svg, `${file}.svg`, 'image/svg+xml');
+        }}
+      >
+        SVG
+      </button>{' '}
+      <button
+        type="button"
+        className="link"
+        onClick={(e) => {
+          const f = figureOf(e);
+          if (f) void chartPng(f).then((b) => b && saveBlob(b, `${file}.png`));
+        }}
+      >
+        PNG
+      </button>
+    </span>
+  );
 }
 
 export function MetricChart({
@@ -119,6 +152,7 @@ export function MetricChart({
         </ResponsiveContainer>
       )}
       {note ? <p className="chart-note">{note}</p> : null}
+      {empty ? null : <ChartDownloads name={testId ?? title} />}
     </figure>
   );
 }

@@ -1,8 +1,18 @@
 // What a replay found: the summary (retired?, trigger step, teacher forwards saved, agreement with the log's own
 // trigger), the gate's series with δ, γ and the trigger marked, and every evaluation in a table.
-import type { ReplayResult } from '../../core/replay/gateReplay';
+// Teaching mode adds an explain button beside each chart, the gate inspector (one row per evaluated window, the
+// decision in words) and the what-if sliders with the sensitivity strip.
+import { lazy, Suspense, useMemo } from 'react';
+import type { ReplayOptions, ReplayResult } from '../../core/replay/gateReplay';
+import type { LogSource } from '../../core/replay/logRecords';
 import { MetricChart } from '../charts/MetricChart';
+import { ExplainButton } from '../teaching/ExplainButton';
+import { inspectReplay } from '../teaching/inspectionModel';
 import type { ReplaySeries } from './replayModel';
+
+// the inspector and the what-if load with the first replay, not with the page
+const GateInspector = lazy(() => import('../teaching/GateInspector').then((m) => ({ default: m.GateInspector })));
+const WhatIfPanel = lazy(() => import('../teaching/WhatIfPanel').then((m) => ({ default: m.WhatIfPanel })));
 
 const num = (v: number | null, digits = 4) => (v === null ? '—' : Number.isInteger(v) ? String(v) : v.toFixed(digits));
 
@@ -104,46 +114,72 @@ export function ReplayResults({
   series,
   delta,
   gamma,
+  sources,
+  options,
 }: {
   result: ReplayResult;
   series: ReplaySeries;
   delta: number;
   gamma: number;
+  /** the logs and options the result came from: the what-if re-runs the gate over them */
+  sources: readonly LogSource[];
+  options: ReplayOptions;
 }) {
+  const inspection = useMemo(() => inspectReplay(result, options), [result, options]);
+  const whatIfKey = useMemo(() => JSON.stringify(options) + sources.map((s) => s.name).join('\n'), [options, sources]);
   const t = result.summary.trigger_step;
   const marker = t === null ? null : { x: t, label: `retired @ ${t}` };
   return (
     <>
       <Summary result={result} />
       <div className="charts">
-        <MetricChart
-          testId="chart-window-mean"
-          title="K̄ₘ — mean gap of the evaluated window"
-          lines={[{ name: 'K̄ₘ', points: series.windowMean, color: '#2563eb' }]}
-          marker={marker}
-          xLabel="validation step"
-          note="K = −g per step; each window averages W of them. The gap should shrink while the teacher helps."
-        />
-        <MetricChart
-          testId="chart-alignment"
-          title="ρ — alignment progress"
-          lines={[{ name: 'ρ', points: series.alignment, color: '#7c3aed' }]}
-          threshold={{ y: delta, label: `δ = ${delta}` }}
-          marker={marker}
-          xLabel="validation step"
-          note="ρ = (K̄ₘ₋₁ − K̄ₘ)/K̄ₘ₋₁: > 0 while the gap is still shrinking. Retirement needs ρ ≤ δ."
-        />
-        <MetricChart
-          testId="chart-competence"
-          title="η — competence ratio"
-          lines={[{ name: 'η', points: series.competence, color: '#059669' }]}
-          threshold={{ y: gamma, label: `γ = ${gamma}` }}
-          marker={marker}
-          xLabel="validation step"
-          note="η = (S + S_prev)/(2·S_T). Retirement needs η ≥ γ."
-        />
+        <div className="explained-chart">
+          <MetricChart
+            testId="chart-window-mean"
+            title="K̄ₘ — mean gap of the evaluated window"
+            lines={[{ name: 'K̄ₘ', points: series.windowMean, color: '#2563eb' }]}
+            marker={marker}
+            xLabel="validation step"
+            note="K = −g per step; each window averages W of them. The gap should shrink while the teacher helps."
+          />
+          <ExplainButton id="k_window_mean" />
+        </div>
+        <div className="explained-chart">
+          <MetricChart
+            testId="chart-alignment"
+            title="ρ — alignment progress"
+            lines={[{ name: 'ρ', points: series.alignment, color: '#7c3aed' }]}
+            threshold={{ y: delta, label: `δ = ${delta}` }}
+            marker={marker}
+            xLabel="validation step"
+            note="ρ = (K̄ₘ₋₁ − K̄ₘ)/K̄ₘ₋₁: > 0 while the gap is still shrinking. Retirement needs ρ ≤ δ."
+          />
+          <ExplainButton id="alignment_progress" />
+        </div>
+        <div className="explained-chart">
+          <MetricChart
+            testId="chart-competence"
+            title="η — competence ratio"
+            lines={[{ name: 'η', points: series.competence, color: '#059669' }]}
+            threshold={{ y: gamma, label: `γ = ${gamma}` }}
+            marker={marker}
+            xLabel="validation step"
+            note="η = (S + S_prev)/(2·S_T). Retirement needs η ≥ γ."
+          />
+          <ExplainButton id="competence_ratio" />
+        </div>
       </div>
-      <h3>Evaluations</h3>
+      <Suspense fallback={<p className="muted">Loading the gate inspector…</p>}>
+        <GateInspector
+          rows={inspection.rows}
+          delta={inspection.config.alignment_threshold}
+          gamma={inspection.config.competence_threshold}
+        />
+        <WhatIfPanel key={whatIfKey} sources={sources} options={options} />
+      </Suspense>
+      <h3>
+        Evaluations, as <code>npm run replay</code> prints them
+      </h3>
       <EvaluationTable result={result} />
     </>
   );

@@ -9,6 +9,7 @@ import {
   DEFAULT_SETTINGS,
   replaySeries,
   runReplay,
+  settingsToOptions,
   thresholds,
   type ReplayOutcome,
   type ReplaySettings,
@@ -19,6 +20,8 @@ interface Ran {
   /** the settings the outcome was computed with (the form may have changed since) */
   settings: ReplaySettings;
   files: string[];
+  /** the logs the outcome was computed from (the what-if re-runs the gate over them) */
+  sources: LoadedLog[];
 }
 
 export function ReplayView() {
@@ -32,6 +35,7 @@ export function ReplayView() {
           outcome: runReplay(handoff.logs, handoff.settings),
           settings: handoff.settings,
           files: handoff.logs.map((l) => l.name),
+          sources: handoff.logs,
         }
       : null,
   );
@@ -41,7 +45,7 @@ export function ReplayView() {
 
   const run = (files = logs, with_ = settings) => {
     if (files.length === 0) return;
-    setRan({ outcome: runReplay(files, with_), settings: with_, files: files.map((f) => f.name) });
+    setRan({ outcome: runReplay(files, with_), settings: with_, files: files.map((f) => f.name), sources: files });
   };
   const onLoad = (files: LoadedLog[]) => {
     setLogs(files);
@@ -53,6 +57,8 @@ export function ReplayView() {
   const outcome = ran?.outcome ?? null;
   const series = useMemo(() => (outcome?.ok ? replaySeries(outcome.result) : null), [outcome]);
   const failure = outcome && !outcome.ok ? outcome.failure : null;
+  // the options the outcome was computed with (valid: the replay ran), one object per replay for the what-if
+  const ranOptions = useMemo(() => (ran && ran.outcome.ok ? settingsToOptions(ran.settings) : null), [ran]);
   const stale =
     ran !== null &&
     (JSON.stringify(ran.settings) !== JSON.stringify(settings) ||
@@ -92,8 +98,14 @@ export function ReplayView() {
       {stale && outcome?.ok ? (
         <p className="muted">Settings or files changed since this replay: run it again to update.</p>
       ) : null}
-      {outcome?.ok && series && ran ? (
-        <ReplayResults result={outcome.result} series={series} {...thresholds(ran.settings)} />
+      {outcome?.ok && series && ran && ranOptions ? (
+        <ReplayResults
+          result={outcome.result}
+          series={series}
+          {...thresholds(ran.settings)}
+          sources={ran.sources}
+          options={ranOptions}
+        />
       ) : null}
     </section>
   );

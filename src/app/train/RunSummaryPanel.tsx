@@ -2,13 +2,34 @@
 // step time before and after the teacher retired.
 import { handToReplay } from '../replay/replayInbox';
 import { metricsJsonl, replaySettingsFor } from './runExport';
+import { useState } from 'react';
+import { runRepository } from '../runs/runsStoreInstance';
+import { runZip } from '../runs/runExportZip';
+import { saveBlob } from '../runs/download';
+import { verlSnippet } from '../runs/verlSnippet';
+import { isActive } from '../worker/runState';
 import { runStore, useRun } from './runStoreInstance';
 
-/** Save the student's metrics.jsonl, or replay the gate over it in the replay view (it must agree with the run). */
+/** The run as the CLI's run folder (zip): config, every stage's metrics, events, summary, checkpoints. */
+async function downloadRunFolder(): Promise<void> {
+  const s = runStore.getState();
+  if (s.recordId) {
+    const zip = await runZip(await runRepository(), s.recordId);
+    if (zip) saveBlob(new Blob([zip.bytes as BlobPart], { type: 'application/zip' }), zip.name);
+  }
+}
+
+/**
+ * Save the run's folder (zip) or the student's metrics.jsonl, replay the gate over it in the replay view (it must
+ * agree with the run), or take its gate/OPD settings to the RetireOPD code.
+ */
 function RunExport() {
   const config = useRun((st) => st.config);
   const summary = useRun((st) => st.summary);
-  if (!config || !summary) return null;
+  const recordId = useRun((st) => st.recordId);
+  const active = isActive(useRun((st) => st.status));
+  const [verl, setVerl] = useState<string | null>(null);
+  if (!config || active) return null;
   const lines = () => runStore.getState().steps.student;
   const fileName = `${config.name}-seed${config.seed}-metrics.jsonl`;
   const download = () => {
@@ -19,7 +40,8 @@ function RunExport() {
     a.click();
     setTimeout(() => URL.revokeObjectURL(url), 10_000);
   };
-  const settings = replaySettingsFor(config, summary.teacherPerformance);
+  const teacherPerformance = summary?.teacherPerformance ?? null;
+  const settings = replaySettingsFor(config, teacherPerformance);
   const replay = () => {
     if (!settings) return;
     const text = metricsJsonl(lines());
@@ -28,6 +50,15 @@ function RunExport() {
   };
   return (
     <div className="buttons export">
+      <button
+        type="button"
+        data-testid="download-run-folder"
+        onClick={() => void downloadRunFolder()}
+        disabled={recordId === null}
+        title="config.json, metrics.jsonl, sft.jsonl, teacher.jsonl, events.jsonl, summary.json, checkpoints/ — the CLI's layout"
+      >
+        Download run folder (.zip)
+      </button>
       <button type="button" onClick={download} disabled={lines().length === 0}>
         Download metrics.jsonl
       </button>
@@ -43,6 +74,14 @@ function RunExport() {
       >
         Replay this run’s gate
       </button>
+      <button type="button" onClick={() => setVerl(verl ? null : verlSnippet(config, teacherPerformance))}>
+        {verl ? 'Hide' : 'Export'} gate/OPD settings for RetireOPD (verl)
+      </button>
+      {verl ? (
+        <pre className="verl-snippet" data-testid="verl-snippet">
+          {verl}
+        </pre>
+      ) : null}
     </div>
   );
 }
@@ -53,7 +92,8 @@ const ms = (x: number | null) => (x === null ? '—' : `${x.toFixed(0)} ms`);
 
 export function RunSummaryPanel() {
   const s = useRun((st) => st.summary);
-  if (!s) return null;
+  // a run that failed without a summary still has its folder to download
+  if (!s) return <RunExport />;
   return (
     <section className="summary" aria-label="run summary">
       <div className={`verdict ${s.gate.retired ? 'retired' : 'active'}`}>

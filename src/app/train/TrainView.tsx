@@ -1,16 +1,24 @@
 // The Train view: pick a preset, a backend and a seed; run the whole pipeline in a Web Worker and watch the
 // student's gate (K̄ₘ, ρ, η), success, entropy and the SFT gradient cosine live, with the retirement marked.
-import { useEffect, useMemo, useState } from 'react';
+import { useDeferredValue, useEffect, useMemo } from 'react';
 import { applyOverrides, ConfigError, type ExperimentConfig } from '../../core/experiment/config';
 import type { Preset } from '../../core/experiment/preset';
 import { MetricChart } from '../charts/MetricChart';
+import { useThrottledValue } from '../charts/useThrottledValue';
 import { Field } from '../Field';
 import { BACKEND_CHOICES, type BackendChoice } from '../worker/protocol';
 import { isActive } from '../worker/runState';
-import { fetchPresetCatalog, type PresetCatalog } from './presetCatalog';
+import { usePresetCatalog } from './usePresetCatalog';
+import { trainForm, useTrainForm } from './trainForm';
+import { runsStore } from '../runs/runsStoreInstance';
+import { RunsSection } from '../runs/RunsSection';
 import { RunSummaryPanel } from './RunSummaryPanel';
 import { runStore, useRun } from './runStoreInstance';
 import { trainSeries } from './trainSeries';
+import { ChartExplainers, KnobExplainers, TRAIN_CHARTS } from '../teaching/ChartExplainers';
+import { LiveTeachingPanel } from '../teaching/LazyLiveTeachingPanel';
+import { StepButton } from '../teaching/StepButton';
+import { BackendBadge } from './BackendBadge';
 
 const BACKEND_LABELS: Record<BackendChoice, string> = {
   auto: 'auto',
@@ -20,31 +28,23 @@ const BACKEND_LABELS: Record<BackendChoice, string> = {
   cpu: 'CPU (slow)',
 };
 
-function usePresets(): { catalog: PresetCatalog | null; error: string | null } {
-  const [state, setState] = useState<{ catalog: PresetCatalog | null; error: string | null }>({
-    catalog: null,
-    error: null,
-  });
-  useEffect(() => {
-    let live = true;
-    fetchPresetCatalog().then(
-      (catalog) => live && setState({ catalog, error: null }),
-      (e: unknown) => live && setState({ catalog: null, error: e instanceof Error ? e.message : String(e) }),
-    );
-    return () => {
-      live = false;
-    };
-  }, []);
-  return state;
-}
-
 function RunControls() {
-  const { catalog, error: catalogError } = usePresets();
+  const { catalog, error: catalogError } = usePresetCatalog();
   const status = useRun((s) => s.status);
-  const [presetName, setPresetName] = useState('retire-shell');
-  const [backend, setBackend] = useState<BackendChoice>('auto');
-  const [seed, setSeed] = useState('0');
-  const [overrides, setOverrides] = useState('');
+  // the form lives in trainForm (kept across views, mirrored in the URL: #train?preset=…&seed=…)
+  const presetName = useTrainForm((f) => f.preset);
+  const backend = useTrainForm((f) => f.backend);
+  const seed = useTrainForm((f) => f.seed);
+  const overrides = useTrainForm((f) => f.overrides);
+  const linkErrors = useTrainForm((f) => f.linkErrors);
+  const setPresetName = (preset: string) => trainForm.getState().set({ preset });
+  const setBackend = (b: BackendChoice) => trainForm.getState().set({ backend: b });
+  const setSeed = (v: string) => trainForm.getState().set({ seed: v });
+  const setOverrides = (v: string) => trainForm.getState().set({ overrides: v });
+  // once the catalog is in, a link's preset name is checked against it too
+  useEffect(() => {
+    if (catalog) trainForm.getState().applyLink(window.location.hash, catalog.names);
+  }, [catalog]);
 
   const resolved = useMemo((): { preset: Preset | null; error: string | null } => {
     if (!catalog) return { preset: null, error: null };
@@ -73,7 +73,15 @@ function RunControls() {
   const active = isActive(status);
 
   const start = () => {
-    if (run.config) runStore.getState().start(run.config, backend);
+    if (!run.config) return;
+    const lines = overrides
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l !== '' && !l.startsWith('#'));
+    // a stored run: saved in this browser as it goes (src/app/runs), resumable after a reload
+    void runsStore
+      .getState()
+      .startRun({ preset: presetName, overrides: lines, config: run.config, backendChoice: backend });
   };
 
   return (
@@ -154,7 +162,7 @@ function RunControls() {
         </Field>
       </div>
       <div className="buttons">
-        <button type="submit" className="primary" disabled={active || run.config === null}>
+        <button type="submit" className="primary" data-testid="run-start" disabled={active || run.config === null}>
           Start
         </button>
         {status === 'paused' || status === 'pausing' ? (
@@ -174,15 +182,17 @@ function RunControls() {
         <p className="preset-description">
           {resolved.preset.description}
           {resolved.preset.sweep
-            ? ' (A sweep preset: this runs its base configuration; run the sweep with npm run sweep.)'
+            ? ' (A sweep preset: Start runs its base configuration; queue the whole sweep under “Queue an ablation”.)'
             : ''}
         </p>
       ) : null}
-      {[catalogError, resolved.error, seedError, run.error].filter(Boolean).map((m) => (
-        <p key={m} role="alert" className="error">
-          {m}
-        </p>
-      ))}
+      {[catalogError, ...linkErrors.map((m) => `link: ${m}`), resolved.error, seedError, run.error]
+        .filter(Boolean)
+        .map((m) => (
+          <p key={m} role="alert" className="error">
+            {m}
+          </p>
+        ))}
     </form>
   );
 }
@@ -196,7 +206,7 @@ function RunStatusLine() {
       <span className={`badge ${s.status}`} data-testid="run-status">
         {s.status}
       </span>
-      <span data-testid="run-backend">backend: {s.backend ?? '…'}</span>
+      <span data-testid="run-backend">backend: {s.backend ?? '…'}</span> <BackendBadge backend={s.backend} />
       {s.stage && s.totalSteps > 0 && isActive(s.status) ? (
         <span data-testid="run-progress">
           {s.stage} {s.step}/{s.totalSteps}
@@ -209,15 +219,35 @@ function RunStatusLine() {
           {s.error.name}: {s.error.message}
         </p>
       ) : null}
+      {s.storageError ? (
+        <p role="alert" className="error" data-testid="storage-error">
+          Not saved in this browser — {s.storageError.name}: {s.storageError.message}
+        </p>
+      ) : null}
     </div>
   );
 }
 
+/** How often the live charts redraw while a run trains (ms). */
+const CHART_REFRESH_MS = 1000;
+
 function RunCharts() {
-  const state = useRun((s) => s);
-  const series = useMemo(() => trainSeries(state), [state]);
-  const cfg = state.config;
-  const t = state.retirement?.triggerStep;
+  // each slice the charts draw, subscribed separately: a step event re-renders only what changed
+  const windows = useRun((s) => s.windows);
+  const evaluations = useRun((s) => s.evaluations);
+  const steps = useRun((s) => s.steps);
+  const cfg = useRun((s) => s.config);
+  const retirement = useRun((s) => s.retirement);
+  // while the run goes, the charts redraw at most once a second, in a transition (React renders them in slices
+  // between other work instead of one long task); a held or finished run shows its last state at once
+  const training = useRun((s) => s.status === 'running' || s.status === 'starting' || s.status === 'pausing');
+  const throttled = useThrottledValue(
+    useMemo(() => ({ windows, evaluations, steps }), [windows, evaluations, steps]),
+    training ? CHART_REFRESH_MS : 0,
+  );
+  const slices = useDeferredValue(throttled);
+  const series = useMemo(() => trainSeries(slices), [slices]);
+  const t = retirement?.triggerStep;
   const marker = t === undefined ? null : { x: t, label: `retired @ ${t}` };
   const gate = cfg?.student.gate;
   return (
@@ -299,10 +329,15 @@ export function TrainView() {
         λ·OPD, whose teacher retires when ρ ≤ δ and η ≥ γ. Everything runs in a Web Worker in this tab.
       </p>
       <RunControls />
+      <StepButton />
+      <KnobExplainers />
       <RunStatusLine />
       <RunCharts />
+      <ChartExplainers charts={TRAIN_CHARTS} />
+      <LiveTeachingPanel />
       <RunSummaryPanel />
       <RunLog />
+      <RunsSection />
     </section>
   );
 }

@@ -18,7 +18,10 @@ export interface TrainSeries {
 const byStep = (lines: readonly MetricsLine[], key: string, maxPoints?: number) =>
   downsampleSeries(finitePoints(lines.map((l) => ({ x: l.step, y: l[key] }))), maxPoints);
 
-export function trainSeries(state: RunState, maxPoints?: number): TrainSeries {
+export function trainSeries(
+  state: Pick<RunState, 'windows' | 'evaluations' | 'steps'>,
+  maxPoints?: number,
+): TrainSeries {
   const student = state.steps.student;
   return {
     windowMean: downsampleSeries(finitePoints(state.windows.map((w) => ({ x: w.step, y: w.mean }))), maxPoints),

@@ -1,6 +1,8 @@
 // 'auto' picks the fastest backend that is really hardware: a software GPU (SwiftShader, llvmpipe — what a machine
 // without a GPU exposes) runs WebGPU and WebGL slower than WebAssembly (STACK.md: ~3,600 and ~420 vs ~275 ms per
 // step), so auto skips them. An explicit choice is always honoured.
+import { wasmRuntimeInfo } from '../../engine/backend';
+import { WASM_RUNTIME_CHANNEL, type WasmRuntimeAnnouncement } from './wasmRuntimeChannel';
 
 interface GpuAdapterLike {
   isFallbackAdapter?: boolean;
@@ -39,4 +41,21 @@ export async function softwareEmulation(backend: 'webgpu' | 'webgl'): Promise<st
   } catch {
     return null;
   }
+}
+
+/**
+ * Announces the active wasm backend's flavour and thread count to the page (a BroadcastChannel, so the run protocol
+ * stays as it is; every same-origin page of this browser runs the same binary with the same count).
+ */
+export async function broadcastWasmRuntime(): Promise<void> {
+  const info = await wasmRuntimeInfo();
+  if (info === null || typeof BroadcastChannel === 'undefined') return;
+  const message: WasmRuntimeAnnouncement = {
+    ...info,
+    crossOriginIsolated: globalThis.crossOriginIsolated === true,
+    hardwareConcurrency: navigator.hardwareConcurrency,
+  };
+  const channel = new BroadcastChannel(WASM_RUNTIME_CHANNEL);
+  channel.postMessage(message);
+  channel.close();
 }

@@ -39,11 +39,24 @@ export function toWireError(error: unknown): WireError {
  */
 export const CONTROL_STOP = 0;
 export const CONTROL_PAUSE = 1;
-export const CONTROL_SLOTS = 2;
+/**
+ * Step credits of a paused run: the page adds one (and notifies CONTROL_PAUSE) to let a held run do exactly one
+ * training step — with its validation when due — and hold again; a resume clears them.
+ */
+export const CONTROL_STEP = 2;
+export const CONTROL_SLOTS = 3;
 
 export type WorkerRequest =
   /** start a run of `config` (already validated by the page); one run at a time */
-  | { type: 'start'; id: number; config: ExperimentConfig; backend: BackendChoice; control: SharedArrayBuffer | null }
+  | {
+      type: 'start';
+      id: number;
+      config: ExperimentConfig;
+      backend: BackendChoice;
+      control: SharedArrayBuffer | null;
+      /** persist the run into stored run `runId` (src/app/runs); resume: continue from its latest checkpoint */
+      record?: { runId: string; resume: boolean } | null;
+    }
   /** message fallback (no shared control flags): hold the run before its next rollout */
   | { type: 'pause'; id: number }
   | { type: 'resume'; id: number }
@@ -64,7 +77,11 @@ export type WorkerResponse =
   /** run `id` is now held (paused), going again (running) or ending at the next step boundary (stopping) */
   | { type: 'control'; id: number; state: RunControlState }
   /** run `id` ended without a 'done' event: the backend did not start or the trainer threw */
-  | { type: 'failed'; id: number; error: WireError };
+  | { type: 'failed'; id: number; error: WireError }
+  /** several trainer events of run `id` in order (steps are batched: at most ~10 messages a second) */
+  | { type: 'events'; id: number; events: TrainerEvent[] }
+  /** saving run `id` to browser storage failed (e.g. the quota is full); the run goes on, the rows are retried */
+  | { type: 'storage'; id: number; error: WireError };
 
 export type WorkerResponseType = WorkerResponse['type'];
 

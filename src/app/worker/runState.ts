@@ -4,7 +4,7 @@ import type { ExperimentConfig } from '../../core/experiment/config';
 import type { PolicyEvaluation, RunSummary } from '../../core/experiment/summary';
 import type { GateEvaluation } from '../../core/retirementGate';
 import type { BackendName } from '../../engine/backend';
-import type { MetricsLine, StageName } from '../../engine/trainer/events';
+import type { MetricsLine, StageName, TrainerEvent } from '../../engine/trainer/events';
 import { assertNever, type BackendChoice, type WireError, type WorkerRequest, type WorkerResponse } from './protocol';
 
 /** 'pausing': asked to pause, not yet held (the worker holds the run at its next step boundary or rollout). */
@@ -22,6 +22,8 @@ export interface LogEntry {
 export interface RunState {
   /** id of the current run's start request; responses for other ids are ignored */
   runId: number | null;
+  /** the stored run (src/app/runs) this state belongs to, if it is persisted */
+  recordId: string | null;
   status: RunStatus;
   config: ExperimentConfig | null;
   backendChoice: BackendChoice | null;
@@ -41,12 +43,15 @@ export interface RunState {
   /** stage changes, checkpoints, warnings and errors, newest last (at most LOG_LIMIT) */
   log: LogEntry[];
   error: WireError | null;
+  /** the last failure to save the run to browser storage (shown until the run ends) */
+  storageError: WireError | null;
 }
 
 export const LOG_LIMIT = 200;
 
 export const INITIAL_RUN_STATE: RunState = {
   runId: null,
+  recordId: null,
   status: 'idle',
   config: null,
   backendChoice: null,
@@ -63,6 +68,7 @@ export const INITIAL_RUN_STATE: RunState = {
   summary: null,
   log: [],
   error: null,
+  storageError: null,
 };
 
 export type RunAction = { type: 'sent'; request: WorkerRequest } | { type: 'received'; response: WorkerResponse };
@@ -83,6 +89,7 @@ function onSent(state: RunState, request: WorkerRequest): RunState {
       return {
         ...INITIAL_RUN_STATE,
         runId: request.id,
+        recordId: request.record?.runId ?? null,
         status: 'starting',
         config: request.config,
         backendChoice: request.backend,
@@ -177,6 +184,25 @@ function onEvent(state: RunState, event: Extract<WorkerResponse, { type: 'event'
   }
 }
 
+/** A batch of events: step lines are appended once per stage (not one array copy per step). */
+function onEvents(state: RunState, events: readonly TrainerEvent[]): RunState {
+  let s = state;
+  const added: Record<TrainedStage, MetricsLine[]> = { sft: [], teacher: [], student: [] };
+  for (const event of events) {
+    if (event.type === 'step') {
+      s = { ...s, stage: event.stage, step: event.step, totalSteps: event.totalSteps };
+      if (isTrained(event.stage)) added[event.stage].push(event.metrics);
+    } else {
+      s = onEvent(s, event);
+    }
+  }
+  const stages = (Object.keys(added) as TrainedStage[]).filter((k) => added[k].length > 0);
+  if (stages.length === 0) return s;
+  const steps = { ...s.steps };
+  for (const k of stages) steps[k] = [...steps[k], ...added[k]];
+  return { ...s, steps };
+}
+
 function onReceived(state: RunState, response: WorkerResponse): RunState {
   if (response.id !== state.runId && !(response.type === 'ack' || response.type === 'rejected')) return state;
   switch (response.type) {
@@ -221,6 +247,14 @@ function onReceived(state: RunState, response: WorkerResponse): RunState {
       };
     case 'event':
       return onEvent(state, response.event);
+    case 'events':
+      return onEvents(state, response.events);
+    case 'storage':
+      return {
+        ...state,
+        storageError: response.error,
+        log: addLog(state, { level: 'error', text: `${response.error.name}: ${response.error.message}` }),
+      };
     case 'failed':
       return {
         ...state,

@@ -6,6 +6,7 @@ import type { ExperimentConfig } from '../../core/experiment/config';
 import {
   CONTROL_PAUSE,
   CONTROL_SLOTS,
+  CONTROL_STEP,
   CONTROL_STOP,
   toWireError,
   type BackendChoice,
@@ -22,11 +23,27 @@ export interface WorkerLike {
   terminate(): void;
 }
 
+/** A persisted run: the stored run's id, and whether to continue it from its latest checkpoint. */
+export interface RunRecordLink {
+  runId: string;
+  resume: boolean;
+}
+
 export interface RunActions {
-  start(config: ExperimentConfig, backend: BackendChoice): void;
+  /**
+   * Start a run in a new worker. With `record`, the worker saves it into that stored run as it goes; with
+   * `restored` (a resume), the view starts from what was stored (the worker trims it to the checkpoint too).
+   */
+  start(config: ExperimentConfig, backend: BackendChoice, record?: RunRecordLink | null, restored?: RunState): void;
+  /** Show a stored run (no worker) while nothing is running. */
+  show(state: RunState): void;
   pause(): void;
   resume(): void;
   stop(): void;
+  /** Let a paused run do exactly one training step (and its validation when due), then hold again. */
+  stepOnce(): void;
+  /** Whether stepOnce() can work: it needs the shared control flags (a cross-origin isolated page). */
+  canStep(): boolean;
 }
 
 export type RunStore = StoreApi<RunState & RunActions>;
@@ -64,12 +81,14 @@ export function createRunStore(createWorker: () => WorkerLike, options: { shared
       set((s) => reduceRun(s, { type: 'sent', request }));
       if (request.type === 'start' || flags === null) worker?.postMessage(request);
       else if (request.type === 'pause') setFlag(CONTROL_PAUSE, 1);
-      else if (request.type === 'resume') setFlag(CONTROL_PAUSE, 0);
-      else if (request.type === 'stop') setFlag(CONTROL_STOP, 1);
+      else if (request.type === 'resume') {
+        if (flags) Atomics.store(flags, CONTROL_STEP, 0);
+        setFlag(CONTROL_PAUSE, 0);
+      } else if (request.type === 'stop') setFlag(CONTROL_STOP, 1);
     };
     return {
       ...INITIAL_RUN_STATE,
-      start(config, backend) {
+      start(config, backend, record = null, restored) {
         if (isActive(get().status)) return;
         const id = nextId++;
         worker?.terminate();
@@ -95,11 +114,33 @@ export function createRunStore(createWorker: () => WorkerLike, options: { shared
             error: { name: 'WorkerError', message: e.message || 'the training worker failed to load' },
           });
         };
-        send({ type: 'start', id, config, backend, control: buffer });
+        send({ type: 'start', id, config, backend, control: buffer, record });
+        // a resume shows what was stored up to its checkpoint (the caller trimmed it); the worker sends the rest
+        if (restored && record?.resume) {
+          set({
+            steps: restored.steps,
+            windows: restored.windows,
+            evaluations: restored.evaluations,
+            retirement: restored.retirement,
+            log: [...restored.log, ...get().log],
+          });
+        }
+      },
+      show(state) {
+        if (isActive(get().status)) return;
+        worker?.terminate();
+        worker = null;
+        set({ ...state, runId: null });
       },
       pause() {
         if (get().status === 'running') send({ type: 'pause', id: nextId++ });
       },
+      stepOnce() {
+        if (get().status !== 'paused' || !flags) return;
+        Atomics.add(flags, CONTROL_STEP, 1);
+        Atomics.notify(flags, CONTROL_PAUSE);
+      },
+      canStep: () => flags !== null,
       resume() {
         const status = get().status;
         if (status === 'paused' || status === 'pausing') send({ type: 'resume', id: nextId++ });

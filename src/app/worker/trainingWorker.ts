@@ -1,12 +1,11 @@
 // The training Web Worker (a module worker): starts a tfjs backend with fallback (webgpu → webgl → wasm → cpu),
 // builds the environment and the engine, runs the trainer, and posts its events to the page (protocol.ts).
 // Pause and stop reach the trainer through RunControl (shared flags checked at every step boundary, or messages).
-import * as tf from '@tensorflow/tfjs';
-import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 import { createEnvFor } from '../../core/experiment/envFactory';
 import type { ExperimentConfig } from '../../core/experiment/config';
 import { initBackend, type BackendName } from '../../engine/backend';
 import type { EnginePort } from '../../engine/trainer/enginePort';
+import type { TrainerEvent } from '../../engine/trainer/events';
 import { createEnginePort } from '../../engine/trainer/engineAdapter';
 import { Trainer } from '../../engine/trainer/trainer';
 import {
@@ -17,10 +16,14 @@ import {
   type WorkerRequest,
   type WorkerResponse,
 } from './protocol';
-import { softwareEmulation } from './backendProbe';
+import { broadcastWasmRuntime, softwareEmulation } from './backendProbe';
 import { RunControl } from './runControl';
+import { ProbeHost } from '../teaching/probeHost';
 import { loadTeacher } from './teacherLoader';
 import { WASM_FILE_URLS } from './wasmAssets';
+import { EventBatch } from '../runs/eventBatch';
+import { IdbRunRepository } from '../runs/idbRunRepository';
+import { openWorkerPersistence, type WorkerPersistence } from '../runs/workerPersistence';
 
 interface WorkerScope {
   postMessage(message: WorkerResponse): void;
@@ -29,14 +32,16 @@ interface WorkerScope {
 const scope = self as unknown as WorkerScope;
 const post = (message: WorkerResponse) => scope.postMessage(message);
 
-setWasmPaths(WASM_FILE_URLS);
-// The threaded wasm build's pthread workers break once Vite bundles and minifies the backend ("e is not defined"
-// in the production build): run the single-threaded SIMD build everywhere, so dev and production behave alike.
-tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
+// wasm (its .wasm files served by the app: WASM_FILE_URLS) runs the threaded-SIMD build with one thread per logical
+// core where the page is cross-origin isolated (vite.config.ts keeps its pthread helpers working after
+// minification), the SIMD build elsewhere.
+const WASM_THREADS = navigator.hardwareConcurrency || 1;
 
 interface Run {
   id: number;
   control: RunControl;
+  /** trainer events on their way to the page, batched (eventBatch.ts) */
+  batch: EventBatch;
 }
 let run: Run | null = null;
 
@@ -51,8 +56,9 @@ async function startBackend(id: number, choice: BackendChoice): Promise<BackendN
       }
     }
     try {
-      await initBackend(backend);
+      await initBackend(backend, { wasmPath: WASM_FILE_URLS, wasmThreads: WASM_THREADS });
       post({ type: 'backend', id, backend, skipped });
+      if (backend === 'wasm') void broadcastWasmRuntime();
       return backend;
     } catch (error) {
       skipped.push({ backend, reason: error instanceof Error ? error.message : String(error) });
@@ -61,10 +67,11 @@ async function startBackend(id: number, choice: BackendChoice): Promise<BackendN
   throw new Error(`no tfjs backend starts here: ${skipped.map((s) => s.reason).join('; ')}`);
 }
 
-/** The engine, with the run's pause/stop checked before each rollout. */
-function controlled(engine: EnginePort, control: RunControl): EnginePort {
+/** The engine, with the run's pause/stop checked before each rollout (and its policies shown to the probe host). */
+function controlled(engine: EnginePort, control: RunControl, probe?: ProbeHost): EnginePort {
   return {
     async rollout(request) {
+      probe?.observe(request);
       await control.beforeRollout();
       return engine.rollout(request);
     },
@@ -72,22 +79,47 @@ function controlled(engine: EnginePort, control: RunControl): EnginePort {
   };
 }
 
-async function execute(current: Run, requested: ExperimentConfig, choice: BackendChoice): Promise<void> {
+async function execute(
+  current: Run,
+  requested: ExperimentConfig,
+  choice: BackendChoice,
+  record: { runId: string; resume: boolean } | null,
+): Promise<void> {
   const id = current.id;
+  let persisted: WorkerPersistence | null = null;
+  let probe: ProbeHost | null = null;
   try {
     const backend = await startBackend(id, choice);
     const config: ExperimentConfig = { ...requested, runtime: { ...requested.runtime, backend } };
+    if (record) {
+      persisted = await openWorkerPersistence(await IdbRunRepository.open(), record.runId, config, record.resume, (e) =>
+        post({ type: 'storage', id, error: toWireError(e) }),
+      );
+      persisted.recorder.setBackend(backend);
+    }
+    const recorder = persisted?.recorder ?? null;
+    let done: TrainerEvent | null = null;
     const env = createEnvFor(config);
+    // the trajectory viewer's probes of the held run (src/app/teaching/probeHost.ts)
+    probe = new ProbeHost(current.control);
+    probe.setEnv(env);
     const shippedTeacher = await loadTeacher(config, env);
     const trainer = new Trainer({
       config,
       env,
-      engine: controlled(createEnginePort(env), current.control),
-      storage: null,
+      engine: controlled(createEnginePort(env), current.control, probe),
+      storage: persisted?.storage ?? null,
+      resume: persisted?.resume ?? null,
       onEvent: (event) => {
-        post({ type: 'event', id, event });
+        recorder?.record(event);
+        // the page ends the worker on 'done': it goes out once the run's record is saved (below)
+        if (event.type === 'done') done = event;
+        else current.batch.add(event);
         // the step's event is its last act before the trainer's step boundary (checkpoint, stop)
-        if (event.type === 'step') current.control.atStepBoundary();
+        if (event.type === 'step') {
+          probe?.at(event.stage, event.step);
+          current.control.atStepBoundary(event.stage);
+        }
       },
       shippedTeacher,
     });
@@ -96,10 +128,16 @@ async function execute(current: Run, requested: ExperimentConfig, choice: Backen
       await trainer.run();
     } finally {
       trainer.dispose();
+      await recorder?.flush();
+      if (done) current.batch.add(done);
+      current.batch.flush();
     }
   } catch (error) {
+    current.batch.flush();
+    await persisted?.recorder.fail(error instanceof Error ? error.message : String(error));
     post({ type: 'failed', id, error: toWireError(error) });
   } finally {
+    probe?.close();
     if (run === current) run = null;
   }
 }
@@ -118,10 +156,16 @@ function handle(request: WorkerRequest): void {
       }
       const id = request.id;
       const flags = request.control ? new Int32Array(request.control) : null;
-      const current: Run = { id, control: new RunControl(flags, (state) => post({ type: 'control', id, state })) };
+      const batch = new EventBatch((events) => post({ type: 'events', id, events }));
+      const control = new RunControl(flags, (state) => {
+        // the page sees every step up to the one the run is held at
+        batch.flush();
+        post({ type: 'control', id, state });
+      });
+      const current: Run = { id, control, batch };
       run = current;
       post({ type: 'ack', id: request.id, of: 'start' });
-      void execute(current, request.config, request.backend);
+      void execute(current, request.config, request.backend, request.record ?? null);
       return;
     }
     case 'pause':

@@ -3,6 +3,7 @@
 // DEFAULT_CONFIG; a user config is a partial tree merged over the defaults, and any key that is not in the
 // defaults is rejected with the list of valid keys at that level.
 import { z } from 'zod';
+import { ConfigError } from '../errors';
 
 /** λ_opd schedules of METHODS.md §4 as config strings: adaptive | never | none | fixed:N | linear:N | alignment-only | competence-only */
 export const SCHEDULE_PATTERN = /^(adaptive|never|none|alignment-only|competence-only|fixed:[1-9]\d*|linear:[1-9]\d*)$/;
@@ -130,7 +131,12 @@ export const experimentConfigSchema = z.strictObject({
     backend: z.enum(BACKEND_CHOICES),
     /** checkpoint every N student/teacher steps (0 = only at stage ends and on interrupt) */
     checkpointEvery: count(),
-    /** periodic checkpoints kept (the newest N; stage-start checkpoints are always kept); 0 = keep all */
+    /**
+     * retention: the newest N periodic/interrupt checkpoints are kept, plus every stage boundary (the
+     * "<stage>-000000" checkpoint written when the previous stage ends) and always the latest; 0 = keep every
+     * checkpoint (the smoke preset does, so tests can resume from each; a long run with 0 fills the disk).
+     * Default 3: a 2,500-step run keeps ~5 checkpoints instead of ~500.
+     */
     keepCheckpoints: count(),
   }),
 });
@@ -182,16 +188,11 @@ export const DEFAULT_CONFIG: ExperimentConfig = {
   runtime: { backend: 'wasm', checkpointEvery: 10, keepCheckpoints: 3 },
 };
 
-/** A user error in a configuration: `messages` name each offending key and what was expected. */
-export class ConfigError extends Error {
-  constructor(
-    readonly messages: string[],
-    source = 'config',
-  ) {
-    super(`${source}: ${messages.join('; ')}`);
-    this.name = 'ConfigError';
-  }
-}
+// ConfigError lives with the other user errors (core/errors.ts); re-exported here for its many importers.
+export { ConfigError };
+
+/** Prototype names: never config keys, refused wherever a key is read (a JSON "__proto__" is an own key). */
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type Tree = { [k: string]: unknown };
@@ -209,7 +210,9 @@ function unknownKeyMessages(partial: unknown, defaults: unknown, prefix: string)
   const out: string[] = [];
   for (const [k, v] of Object.entries(partial)) {
     const path = prefix ? `${prefix}.${k}` : k;
-    if (!(k in defaults)) {
+    if (FORBIDDEN_KEYS.has(k)) {
+      out.push(`key "${path}" is not allowed (a JavaScript prototype name, never a config key)`);
+    } else if (!Object.hasOwn(defaults, k)) {
       out.push(
         `unknown key "${path}" (valid keys${prefix ? ` under "${prefix}"` : ''}: ${Object.keys(defaults).join(', ')})`,
       );
@@ -224,18 +227,111 @@ function unknownKeyMessages(partial: unknown, defaults: unknown, prefix: string)
 function deepMerge<T>(base: T, over: unknown): T {
   if (!isTree(base) || !isTree(over)) return (over === undefined ? structuredClone(base) : structuredClone(over)) as T;
   const out: Tree = structuredClone(base);
-  for (const [k, v] of Object.entries(over)) out[k] = k in out ? deepMerge(out[k], v) : v;
+  for (const [k, v] of Object.entries(over)) {
+    if (FORBIDDEN_KEYS.has(k)) throw new ConfigError([`key "${k}" is not allowed`]);
+    out[k] = Object.hasOwn(out, k) ? deepMerge(out[k], v) : v;
+  }
   return out as T;
 }
 
+/** A value as a short JSON quote for messages (at most ~60 characters). */
 function describe(value: unknown): string {
-  return value === undefined ? 'nothing' : JSON.stringify(value);
+  if (value === undefined) return 'nothing';
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 60 ? `${text.slice(0, 57)}…` : text;
 }
 
 function getPath(tree: unknown, path: readonly PropertyKey[]): unknown {
   let cur: unknown = tree;
-  for (const p of path) cur = isTree(cur) || Array.isArray(cur) ? (cur as Record<PropertyKey, unknown>)[p] : undefined;
+  for (const p of path)
+    cur =
+      (isTree(cur) || Array.isArray(cur)) && Object.hasOwn(cur, p)
+        ? (cur as Record<PropertyKey, unknown>)[p]
+        : undefined;
   return cur;
+}
+
+/**
+ * Upper bounds (inclusive) of the config's counts and sizes: what runs in a browser tab or a laptop's memory in
+ * reasonable time. Checked before any work, so a typo (width=16384, passN=100000) is refused at once rather than
+ * failing hours later. Seeds are hashed as unsigned 32-bit integers, so larger ones would alias.
+ */
+export const CONFIG_LIMITS: Readonly<Record<string, number>> = {
+  seed: 0xffffffff,
+  'env.seed': 0xffffffff,
+  'model.width': 1024,
+  'model.layers': 24,
+  'model.heads': 64,
+  'model.mlp': 4096,
+  'demonstrations.tasks': 100_000,
+  'sft.steps': 1_000_000,
+  'sft.batchSize': 4096,
+  'sft.geometryEvery': 1_000_000,
+  'sft.heldOutTasks': 4096,
+  'teacher.steps': 1_000_000,
+  'teacher.grpo.groupSize': 256,
+  'teacher.grpo.tasksPerStep': 1024,
+  'student.steps': 1_000_000,
+  'student.grpo.groupSize': 256,
+  'student.grpo.tasksPerStep': 1024,
+  'student.validationEvery': 1_000_000,
+  'student.validationTasks': 4096,
+  'student.gate.windowSize': 10_000,
+  'evaluation.testTasks': 4096,
+  'evaluation.passN': 1024,
+  'evaluation.probeTasks': 4096,
+  'runtime.checkpointEvery': 1_000_000,
+  'runtime.keepCheckpoints': 1000,
+};
+/** transformer-block parameters layers·(4·width² + 2·width·mlp): ~100 MB of float32 per model copy */
+export const MAX_BLOCK_PARAMETERS = 25_000_000;
+/** sequences sampled at once (tasks × samples): one rollout batch */
+export const MAX_ROLLOUT_BATCH = 16_384;
+/** sampling temperatures (GRPO and evaluation) */
+export const TEMPERATURE_RANGE = [0.01, 100] as const;
+export const MAX_TEMPERATURES = 16;
+
+/** Upper bounds and cross-field checks, each message naming the key(s) and the allowed range. */
+function limitMessages(cfg: ExperimentConfig): string[] {
+  const out: string[] = [];
+  for (const [key, max] of Object.entries(CONFIG_LIMITS)) {
+    const v = getPath(cfg, key.split('.')) as number;
+    if (v > max) out.push(`${key}: ${v} is above the limit (allowed: ${key.endsWith('seed') ? 0 : 1} … ${max})`);
+  }
+  const m = cfg.model;
+  const block = m.layers * (4 * m.width * m.width + 2 * m.width * m.mlp);
+  if (block > MAX_BLOCK_PARAMETERS)
+    out.push(
+      `model: layers·(4·width² + 2·width·mlp) = ${block} parameters is above the limit of ${MAX_BLOCK_PARAMETERS} (make model.width, model.layers or model.mlp smaller)`,
+    );
+  for (const stage of ['teacher', 'student'] as const) {
+    const g = cfg[stage].grpo;
+    if (g.groupSize * g.tasksPerStep > MAX_ROLLOUT_BATCH)
+      out.push(
+        `${stage}.grpo: groupSize·tasksPerStep = ${g.groupSize * g.tasksPerStep} sequences per step is above the limit of ${MAX_ROLLOUT_BATCH}`,
+      );
+    if (g.temperature < TEMPERATURE_RANGE[0] || g.temperature > TEMPERATURE_RANGE[1])
+      out.push(
+        `${stage}.grpo.temperature: ${g.temperature} is outside ${TEMPERATURE_RANGE[0]} … ${TEMPERATURE_RANGE[1]}`,
+      );
+  }
+  const ev = cfg.evaluation;
+  if (ev.testTasks * ev.passN > MAX_ROLLOUT_BATCH)
+    out.push(
+      `evaluation: testTasks·passN = ${ev.testTasks}·${ev.passN} = ${ev.testTasks * ev.passN} samples is above the limit of ${MAX_ROLLOUT_BATCH} (lower evaluation.passN or evaluation.testTasks)`,
+    );
+  if (ev.temperatures.length > MAX_TEMPERATURES)
+    out.push(`evaluation.temperatures: ${ev.temperatures.length} temperatures, at most ${MAX_TEMPERATURES} allowed`);
+  for (const t of ev.temperatures)
+    if (t < TEMPERATURE_RANGE[0] || t > TEMPERATURE_RANGE[1])
+      out.push(`evaluation.temperatures: ${t} is outside ${TEMPERATURE_RANGE[0]} … ${TEMPERATURE_RANGE[1]}`);
+  if (ev.passK.length > MAX_TEMPERATURES)
+    out.push(`evaluation.passK: ${ev.passK.length} values, at most ${MAX_TEMPERATURES} allowed`);
+  if (cfg.sft.steps > 0 && cfg.demonstrations.tasks === 0)
+    out.push(
+      `demonstrations.tasks: 0 demonstrations cannot feed sft.steps=${cfg.sft.steps} (allowed: demonstrations.tasks ≥ 1, or sft.steps=0)`,
+    );
+  return out;
 }
 
 /** Validate a full config object (types, ranges, enums) and return it typed. Throws ConfigError. */
@@ -253,7 +349,7 @@ export function validateConfig(candidate: unknown, source = 'config'): Experimen
     );
   }
   const cfg = parsed.data;
-  const extra: string[] = [];
+  const extra = limitMessages(cfg);
   if (cfg.model.width % cfg.model.heads !== 0)
     extra.push(`model.heads: ${cfg.model.heads} must divide model.width ${cfg.model.width}`);
   for (const k of cfg.evaluation.passK) {
@@ -292,7 +388,12 @@ export function parseOverride(assignment: string): Tree {
   let def: unknown = DEFAULT_CONFIG;
   const walked: string[] = [];
   for (const p of parts) {
-    if (!isTree(def) || !(p in def)) {
+    if (FORBIDDEN_KEYS.has(p))
+      throw new ConfigError(
+        [`key "${key.slice(0, 60)}": "${p}" is not allowed (a JavaScript prototype name, never a config key)`],
+        '--set',
+      );
+    if (!isTree(def) || !Object.hasOwn(def, p)) {
       const level = isTree(def) ? Object.keys(def) : [];
       const where = walked.length ? ` under "${walked.join('.')}"` : '';
       throw new ConfigError(

@@ -1,13 +1,18 @@
 // Replaying the retirement gate over a real training log: read one or more log files (any supported format),
 // join them on the step, pick the gap and validation series, and drive a gate schedule through them exactly as the
 // trainer would (a step's gap before its validation). Pure: the caller reads the files and prints the lines.
+// Files may be given whole (replayGate) or as streams of text chunks (replayGateStream): either way only the
+// columns the gate can use are kept, a few bytes per step (see RecordStore), so a log of any size fits in memory.
 import type { GateConfigInput } from '../gateConfig';
 import { LambdaSchedule } from '../lambdaSchedule';
-import { type LogFormat, type LogRecord, type LogSource, ReplayInputError } from './logRecords';
-import { looksLikeVerl, parseJsonLines } from './parseJsonLines';
-import { parseCsv } from './parseCsv';
-import { parseTrainerState } from './parseTrainerState';
-import { parsePythonJson } from './pythonJson';
+import { detectFormatOfHead, LogReader } from './logReader';
+import { type LogFormat, type LogSource, type LogStream, ReplayInputError } from './logRecords';
+import { quoteInput } from './quoteInput';
+import { type Column, RecordStore } from './recordStore';
+import type { EvaluationLine, ReplayResult, SummaryLine } from './replayResult';
+
+export type { EvaluationLine, ReplayResult, SummaryLine } from './replayResult';
+export { replayLines, replayTextBlocks } from './replayResult';
 
 export const REPLAY_SCHEDULES = ['adaptive', 'alignment-only', 'competence-only'] as const;
 export type ReplaySchedule = (typeof REPLAY_SCHEDULES)[number];
@@ -37,293 +42,331 @@ const VAL_KEYS: Record<LogFormat, readonly string[]> = {
 };
 const TRIGGER_KEY = 'retire_opd/trigger_step';
 const SKIPPED_KEY = 'retire_opd/teacher_forward_skipped';
+/** Largest |gap| or |score| accepted: a token-mean log-ratio or a success rate is far smaller; beyond this a
+ *  window's mean could overflow. */
+export const MAX_METRIC_MAGNITUDE = 1e12;
 
 /** Decide a file's format from its content: trainer_state.json, verl file logger, flat JSON lines, else CSV. */
 export function detectFormat(source: LogSource): LogFormat {
-  const text = source.text.trimStart();
-  if (text.startsWith('{') || text.startsWith('[')) {
-    try {
-      const whole = parsePythonJson(text);
-      if (typeof whole === 'object' && whole !== null && 'log_history' in whole) return 'trl';
-    } catch {
-      // several JSON objects: JSON lines
+  return detectFormatOfHead(source.text.replace(/^\uFEFF/, ''), true);
+}
+
+/** A series of finite numbers of one metric, ordered by (step, row): typed arrays, one entry per row. */
+interface Series {
+  readonly key: string;
+  readonly rows: Uint32Array;
+  readonly values: Float64Array;
+}
+
+/**
+ * Reads any number of files (whole or in chunks) into a RecordStore, then replays. The gate config is checked on
+ * construction, so a bad number is reported before any file is read.
+ */
+export class ReplayRun {
+  private readonly schedule: LambdaSchedule;
+  private readonly scheduleName: ReplaySchedule;
+  private readonly store: RecordStore;
+  private readonly formats: LogFormat[] = [];
+
+  constructor(private readonly options: ReplayOptions) {
+    this.scheduleName = options.schedule ?? 'adaptive';
+    this.schedule = new LambdaSchedule(this.scheduleName, { opd_coef: 1, ...options.gate });
+    const keys = [...Object.values(GAP_KEYS), ...Object.values(VAL_KEYS)].flat();
+    if (options.gapKey !== undefined) keys.push(options.gapKey);
+    if (options.valKey !== undefined) keys.push(options.valKey);
+    this.store = new RecordStore(keys, TRIGGER_KEY, SKIPPED_KEY);
+  }
+
+  /** Start reading a file: push its chunks in order, then end() it, before opening the next. */
+  openFile(name: string): { push(chunk: string): void; end(): void } {
+    this.store.addFile(name);
+    const reader = new LogReader(
+      name,
+      (raw) => this.store.add(raw.line, raw.step, raw.values, raw.skip),
+      this.options.format,
+    );
+    return {
+      push: (chunk) => reader.push(chunk),
+      end: () => {
+        reader.end();
+        this.formats.push(reader.format ?? 'jsonl');
+      },
+    };
+  }
+
+  finish(): ReplayResult {
+    const store = this.store;
+    const first = store.files[0];
+    if (first === undefined) throw new Error('no log files given');
+    if (store.rowCount === 0) throw new ReplayInputError(first, 1, 'no records in the log');
+    const format = this.formats[0] ?? 'jsonl';
+    const gapKey = resolveKey(store, 'gap', this.options.gapKey, GAP_KEYS[format], first);
+    const valKey = resolveKey(store, 'val', this.options.valKey, VAL_KEYS[format], first);
+    const gaps = metricSeries(store, gapKey, 'gap');
+    const vals = metricSeries(store, valKey, 'validation score');
+    if (store.files.length > 1) checkOverlap(store, gaps, vals);
+    return this.replay(gaps, vals, store.skippedSteps(), store.loggedTrigger());
+  }
+
+  /** Walk the steps in order (a step's gap before its validation) through the gate schedule. */
+  private replay(
+    gaps: Series,
+    vals: Series,
+    skippedSteps: Float64Array,
+    logTriggerStep: number | null | undefined,
+  ): ReplayResult {
+    const store = this.store;
+    const warnings: string[] = [];
+    const schedule = this.schedule;
+    const evaluations: EvaluationLine[] = [];
+    let placeholders = 0;
+    let trainingSteps = 0;
+    let validations = 0;
+    let g = 0;
+    let v = 0;
+    let k = 0;
+    const stepOf = (series: Series, i: number) =>
+      i < series.rows.length ? store.step(series.rows[i] as number) : Number.POSITIVE_INFINITY;
+    for (;;) {
+      const gapStep = stepOf(gaps, g);
+      const valStep = stepOf(vals, v);
+      const skipStep = k < skippedSteps.length ? (skippedSteps[k] as number) : Number.POSITIVE_INFINITY;
+      const step = Math.min(gapStep, valStep, skipStep);
+      if (step === Number.POSITIVE_INFINITY) break;
+      const gap = gapStep === step ? (gaps.values[g++] as number) : undefined;
+      // The logged run had already retired its teacher here: its logged gap, if any, is a placeholder.
+      const skipped = skipStep === step;
+      if (skipped) k += 1;
+      if (gap !== undefined || skipped) {
+        trainingSteps += 1;
+        const plan = schedule.beginStep(step);
+        if (plan.teacherNeeded) {
+          if (gap !== undefined && !skipped) schedule.observeGap(step, gap);
+          else placeholders += 1;
+        }
+      }
+      if (valStep === step) {
+        validations += 1;
+        const e = schedule.validate(step, vals.values[v++] as number);
+        if (e !== null) {
+          evaluations.push({
+            type: 'evaluation',
+            step: e.step,
+            window_index: e.window_index,
+            k_window_mean: nullIfNaN(e.k_window_mean),
+            alignment_progress: nullIfNaN(e.alignment_progress),
+            competence_ratio: nullIfNaN(e.competence_ratio),
+            criterion_valid: e.criterion_valid,
+            retired: e.retired,
+            window_end_step: e.window_end_step,
+            student_performance: e.student_performance,
+          });
+        }
+      }
     }
-    return looksLikeVerl(text) ? 'verl' : 'jsonl';
-  }
-  return 'csv';
-}
-
-export function parseLog(source: LogSource, format: LogFormat): LogRecord[] {
-  if (source.text.trim() === '') throw new ReplayInputError(source.name, 1, 'empty file');
-  switch (format) {
-    case 'jsonl':
-    case 'verl':
-      return parseJsonLines(source.name, source.text, format);
-    case 'csv':
-      return parseCsv(source.name, source.text);
-    case 'trl':
-      return parseTrainerState(source.name, source.text);
-  }
-}
-
-const normalise = (key: string) =>
-  key
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '_')
-    .replace(/^_+|_+$/g, '');
-
-/** Finds a metric in records: by its exact name when the log has it, else ignoring case and / vs _ (TensorBoard). */
-class KeyMatcher {
-  private readonly exact: boolean;
-  private readonly normalised: string;
-  constructor(
-    readonly key: string,
-    records: readonly LogRecord[],
-  ) {
-    this.exact = records.some((r) => r.values.has(key));
-    this.normalised = normalise(key);
-  }
-  get(record: LogRecord): unknown {
-    if (this.exact) return record.values.get(this.key);
-    for (const [k, v] of record.values) if (normalise(k) === this.normalised) return v;
-    return undefined;
-  }
-  presentIn(records: readonly LogRecord[]): boolean {
-    return records.some((r) => this.get(r) !== undefined && this.get(r) !== null);
+    const gate = schedule.gate;
+    const lastGapStep = gaps.rows.length > 0 ? store.step(gaps.rows[gaps.rows.length - 1] as number) : null;
+    if (store.files.length > 1 && gate.triggerStep !== null && lastGapStep !== null && gate.triggerStep > lastGapStep) {
+      warnings.push(
+        `retired at step ${gate.triggerStep}, after the last gap step ${lastGapStep}: the validation file runs past ` +
+          'the gap file (are both from the same run, and complete?)',
+      );
+    }
+    const summary: SummaryLine = {
+      type: 'summary',
+      retired: gate.retired,
+      trigger_step: gate.triggerStep,
+      windows: gate.completedWindows.length,
+      evaluations: gate.numEvaluatedWindows,
+      teacher_forward_steps_saved: gate.teacherForwardSkipped,
+      schedule: this.scheduleName,
+      format: [...new Set(this.formats)].join('+'),
+      gap_key: gaps.key,
+      val_key: vals.key,
+      steps: trainingSteps,
+      validations,
+      ...(logTriggerStep === undefined
+        ? {}
+        : { log_trigger_step: logTriggerStep, agrees_with_log: logTriggerStep === gate.triggerStep }),
+      ...(placeholders > 0 ? { placeholder_gaps_ignored: placeholders } : {}),
+      ...(warnings.length > 0 ? { warnings } : {}),
+    };
+    return { evaluations, summary };
   }
 }
 
+/** The key used for the gap or the validation score: the one asked for, else the first candidate the log has. */
 function resolveKey(
+  store: RecordStore,
   what: 'gap' | 'val',
   requested: string | undefined,
   candidates: readonly string[],
-  records: readonly LogRecord[],
   firstFile: string,
-): KeyMatcher {
-  const keysSeen = [...new Set(records.flatMap((r) => [...r.values.keys()]))];
-  const shown = keysSeen.slice(0, 12).join(', ') + (keysSeen.length > 12 ? `, … (${keysSeen.length} keys)` : '');
+): string {
+  const present = (key: string) =>
+    store.columnsFor(key).some((c) => {
+      for (let e = 0; e < c.length; e++) if (c.value(e) !== null) return true;
+      return false;
+    });
   if (requested !== undefined) {
-    const matcher = new KeyMatcher(requested, records);
-    if (!matcher.presentIn(records)) {
+    if (!present(requested)) {
       throw new ReplayInputError(
         firstFile,
         1,
-        `--${what}-key "${requested}" is not a key of this log (keys: ${shown})`,
+        `--${what}-key ${quoteInput(requested)} is not a key of this log (keys: ${store.keysShown()})`,
       );
     }
-    return matcher;
+    return requested;
   }
-  for (const key of candidates) {
-    const matcher = new KeyMatcher(key, records);
-    if (matcher.presentIn(records)) return matcher;
-  }
+  const found = candidates.find(present);
+  if (found !== undefined) return found;
   throw new ReplayInputError(
     firstFile,
     1,
     `no ${what === 'gap' ? 'teacher-student gap' : 'validation score'} found (looked for ${candidates.join(', ')}); ` +
-      `name it with --${what}-key (keys: ${shown})`,
+      `name it with --${what}-key (keys: ${store.keysShown()})`,
   );
 }
 
-interface Located {
-  readonly value: number;
-  readonly file: string;
-  readonly line: number;
+/** Entries of `columns` as typed arrays in (step, row) order; `accept` maps a value to a number or drops it. */
+function collect(
+  store: RecordStore,
+  key: string,
+  columns: readonly Column[],
+  accept: (row: number, value: unknown) => number | undefined,
+): Series {
+  const only = columns.length === 1 ? columns[0] : undefined;
+  if (only !== undefined && only.allNumbers) {
+    // One column of numbers only, accepted whole (the common case): its own arrays, no copy.
+    const numbers = only.numbersView();
+    let all = true;
+    for (let e = 0; e < numbers.length && all; e++) {
+      const x = accept(only.row(e), numbers[e]);
+      all = x !== undefined && Object.is(x, numbers[e]);
+    }
+    if (all) return sortedSeries(store, key, only.rowsView(), numbers);
+  }
+  const total = columns.reduce((n, c) => n + c.length, 0);
+  const rows = new Uint32Array(total);
+  const values = new Float64Array(total);
+  let n = 0;
+  for (const column of columns) {
+    for (let e = 0; e < column.length; e++) {
+      const row = column.row(e);
+      const x = accept(row, column.value(e));
+      if (x === undefined) continue;
+      rows[n] = row;
+      values[n] = x;
+      n += 1;
+    }
+  }
+  return sortedSeries(store, key, rows.subarray(0, n), values.subarray(0, n));
 }
 
-/** One step of the joined log. */
-interface ReplayStep {
-  readonly step: number;
-  /** The step's gap g, absent when the step logged none (or only a placeholder after the run's own retirement). */
-  gap?: Located;
-  val?: Located;
-  /** The logged run had already retired its teacher at this step (its logged gap, if any, is a placeholder). */
-  teacherSkippedInLog: boolean;
+/** The series in (step, row) order: as given when already so (one file), else sorted copies. */
+function sortedSeries(store: RecordStore, key: string, rows: Uint32Array, values: Float64Array): Series {
+  const n = rows.length;
+  const before = (a: number, b: number) => store.step(a) - store.step(b) || a - b;
+  let sorted = true;
+  for (let i = 1; i < n && sorted; i++) sorted = before(rows[i - 1] as number, rows[i] as number) < 0;
+  if (sorted) return { key, rows, values };
+  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => before(rows[a] as number, rows[b] as number));
+  return {
+    key,
+    rows: Uint32Array.from(order, (i) => rows[i] as number),
+    values: Float64Array.from(order, (i) => values[i] as number),
+  };
 }
 
-function finiteValue(record: LogRecord, what: string, key: string, value: unknown): number | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'number') {
+/** The gap or validation series: finite numbers, at most one per step, from one column per row. */
+function metricSeries(store: RecordStore, key: string, what: 'gap' | 'validation score'): Series {
+  const columns = store.columnsFor(key);
+  const where = (row: number) => [store.file(row), store.line(row)] as const;
+  const series = collect(store, key, columns, (row, value) => {
+    if (value === undefined || value === null) return undefined;
+    const step = store.step(row);
+    if (typeof value !== 'number') {
+      throw new ReplayInputError(
+        ...where(row),
+        `step ${step}: ${what} ${quoteInput(key)} is not a number: ${quoteInput(value)}`,
+      );
+    }
+    if (!Number.isFinite(value)) {
+      throw new ReplayInputError(...where(row), `step ${step}: ${what} ${quoteInput(key)} is not finite: ${value}`);
+    }
+    if (Math.abs(value) > MAX_METRIC_MAGNITUDE) {
+      throw new ReplayInputError(
+        ...where(row),
+        `step ${step}: ${what} ${quoteInput(key)} is implausibly large: ${value} ` +
+          `(|value| ≤ ${MAX_METRIC_MAGNITUDE} expected)`,
+      );
+    }
+    return value;
+  });
+  const { rows } = series;
+  for (let i = 1; i < rows.length; i++) {
+    const previous = rows[i - 1] as number;
+    const row = rows[i] as number;
+    if (row === previous) {
+      throw new ReplayInputError(
+        ...where(row),
+        `two columns match ${quoteInput(key)} (${columns.map((c) => quoteInput(c.key)).join(', ')}): ` +
+          `name one with --${what === 'gap' ? 'gap' : 'val'}-key`,
+      );
+    }
+    if (store.step(row) === store.step(previous)) {
+      const [file, line] = where(previous);
+      throw new ReplayInputError(
+        ...where(row),
+        `step ${store.step(row)} has a second ${what} (the first is at ${file}:${line})`,
+      );
+    }
+  }
+  return series;
+}
+
+/**
+ * Joined files must describe the same steps: validation steps wholly outside the span of the gap steps mean the
+ * files come from different runs (or ranges), and a replay of them would be meaningless — refused.
+ */
+function checkOverlap(store: RecordStore, gaps: Series, vals: Series): void {
+  const span = (s: Series) => [store.step(s.rows[0] as number), store.step(s.rows[s.rows.length - 1] as number)];
+  const [gapFirst, gapLast] = span(gaps) as [number, number];
+  const [valFirst, valLast] = span(vals) as [number, number];
+  if (valLast < gapFirst || valFirst > gapLast) {
+    const at = vals.rows[0] as number;
     throw new ReplayInputError(
-      record.file,
-      record.line,
-      `step ${record.step}: ${what} "${key}" is not a number: ${JSON.stringify(value)}`,
+      store.file(at),
+      store.line(at),
+      `the validation steps (${valFirst}–${valLast}) do not overlap the gap steps (${gapFirst}–${gapLast}, ` +
+        `${store.file(gaps.rows[0] as number)}): joined files must come from the same run and range of steps`,
     );
   }
-  if (!Number.isFinite(value)) {
-    throw new ReplayInputError(
-      record.file,
-      record.line,
-      `step ${record.step}: ${what} "${key}" is not finite: ${value}`,
-    );
-  }
-  return value;
-}
-
-export interface JoinedLog {
-  readonly steps: ReplayStep[];
-  readonly gapKey: string;
-  readonly valKey: string;
-  /** The first step the logged run retired at (from retire_opd/trigger_step), null if it never did, undefined if
-   *  the log does not carry the metric. */
-  readonly logTriggerStep: number | null | undefined;
-}
-
-/** Join records of all files on the step and pick out the gap and validation series. */
-function joinLog(records: readonly LogRecord[], gapKey: KeyMatcher, valKey: KeyMatcher): JoinedLog {
-  const ordered = [...records].sort((a, b) => a.step - b.step); // stable: file order, then line order
-  const byStep = new Map<number, ReplayStep>();
-  const trigger = new KeyMatcher(TRIGGER_KEY, records);
-  const skipped = new KeyMatcher(SKIPPED_KEY, records);
-  let logTriggerStep: number | null | undefined;
-  for (const record of ordered) {
-    let entry = byStep.get(record.step);
-    if (entry === undefined) {
-      entry = { step: record.step, teacherSkippedInLog: false };
-      byStep.set(record.step, entry);
-    }
-    const gap = finiteValue(record, 'gap', gapKey.key, gapKey.get(record));
-    const val = finiteValue(record, 'validation score', valKey.key, valKey.get(record));
-    for (const [what, value] of [
-      ['gap', gap],
-      ['val', val],
-    ] as const) {
-      if (value === undefined) continue;
-      const previous = entry[what];
-      if (previous !== undefined) {
-        throw new ReplayInputError(
-          record.file,
-          record.line,
-          `step ${record.step} has a second ${what === 'gap' ? 'gap' : 'validation score'} (the first is at ${previous.file}:${previous.line})`,
-        );
-      }
-      entry[what] = { value, file: record.file, line: record.line };
-    }
-    const skip = skipped.get(record);
-    if (typeof skip === 'number' && skip > 0) entry.teacherSkippedInLog = true;
-    const t = trigger.get(record);
-    if (typeof t === 'number' && Number.isFinite(t)) {
-      if (logTriggerStep === undefined) logTriggerStep = null;
-      if (t >= 0 && logTriggerStep === null) logTriggerStep = t;
-    }
-  }
-  return { steps: [...byStep.values()], gapKey: gapKey.key, valKey: valKey.key, logTriggerStep };
-}
-
-export interface EvaluationLine {
-  readonly type: 'evaluation';
-  readonly step: number;
-  readonly window_index: number;
-  readonly k_window_mean: number | null;
-  readonly alignment_progress: number | null;
-  readonly competence_ratio: number | null;
-  readonly criterion_valid: boolean;
-  readonly retired: boolean;
-  readonly window_end_step: number;
-  readonly student_performance: number;
-}
-
-export interface SummaryLine {
-  readonly type: 'summary';
-  readonly retired: boolean;
-  readonly trigger_step: number | null;
-  /** Completed windows of W gaps. */
-  readonly windows: number;
-  /** Windows evaluated by a validation. */
-  readonly evaluations: number;
-  /** Training steps after the trigger: teacher forward passes a retiring run would not have made. */
-  readonly teacher_forward_steps_saved: number;
-  readonly schedule: ReplaySchedule;
-  readonly format: string;
-  readonly gap_key: string;
-  readonly val_key: string;
-  /** Training steps (steps with a gap) and validations in the log. */
-  readonly steps: number;
-  readonly validations: number;
-  /** Present only when the log carries retire_opd/trigger_step: the run's own trigger (null: never retired). */
-  readonly log_trigger_step?: number | null;
-  readonly agrees_with_log?: boolean;
-  /** Present only when > 0: gaps the replay needed but the log holds only as post-retirement placeholders. */
-  readonly placeholder_gaps_ignored?: number;
-}
-
-export interface ReplayResult {
-  readonly evaluations: EvaluationLine[];
-  readonly summary: SummaryLine;
 }
 
 const nullIfNaN = (x: number) => (Number.isFinite(x) ? x : null);
 
-/** Read, join and replay. Throws ReplayInputError (FILE:LINE) on bad input, GateConfigError on a bad config. */
+/** Read, join and replay whole texts. Throws ReplayInputError (FILE:LINE) on bad input, GateConfigError on a bad
+ *  config (checked first). */
 export function replayGate(sources: readonly LogSource[], options: ReplayOptions): ReplayResult {
-  const scheduleName = options.schedule ?? 'adaptive';
-  // Validate the gate config first, so a bad number is reported before the files are read.
-  const schedule = new LambdaSchedule(scheduleName, { opd_coef: 1, ...options.gate });
-  const first = sources[0];
-  if (first === undefined) throw new Error('no log files given');
-  const formats = sources.map((s) => options.format ?? detectFormat(s));
-  const records = sources.flatMap((s, i) => parseLog(s, formats[i] ?? 'jsonl'));
-  if (records.length === 0) throw new ReplayInputError(first.name, 1, 'no records in the log');
-  const format = formats[0] ?? 'jsonl';
-  const gapKey = resolveKey('gap', options.gapKey, GAP_KEYS[format], records, first.name);
-  const valKey = resolveKey('val', options.valKey, VAL_KEYS[format], records, first.name);
-  const log = joinLog(records, gapKey, valKey);
-
-  const evaluations: EvaluationLine[] = [];
-  let placeholders = 0;
-  let trainingSteps = 0;
-  let validations = 0;
-  for (const s of log.steps) {
-    if (s.gap !== undefined || s.teacherSkippedInLog) {
-      trainingSteps += 1;
-      const plan = schedule.beginStep(s.step);
-      if (plan.teacherNeeded) {
-        if (s.gap !== undefined && !s.teacherSkippedInLog) schedule.observeGap(s.step, s.gap.value);
-        else placeholders += 1;
-      }
-    }
-    if (s.val !== undefined) {
-      validations += 1;
-      const e = schedule.validate(s.step, s.val.value);
-      if (e !== null) {
-        evaluations.push({
-          type: 'evaluation',
-          step: e.step,
-          window_index: e.window_index,
-          k_window_mean: nullIfNaN(e.k_window_mean),
-          alignment_progress: nullIfNaN(e.alignment_progress),
-          competence_ratio: nullIfNaN(e.competence_ratio),
-          criterion_valid: e.criterion_valid,
-          retired: e.retired,
-          window_end_step: e.window_end_step,
-          student_performance: e.student_performance,
-        });
-      }
-    }
+  const run = new ReplayRun(options);
+  if (sources.length === 0) throw new Error('no log files given');
+  for (const source of sources) {
+    const file = run.openFile(source.name);
+    file.push(source.text);
+    file.end();
   }
-  const gate = schedule.gate;
-  const summary: SummaryLine = {
-    type: 'summary',
-    retired: gate.retired,
-    trigger_step: gate.triggerStep,
-    windows: gate.completedWindows.length,
-    evaluations: gate.numEvaluatedWindows,
-    teacher_forward_steps_saved: gate.teacherForwardSkipped,
-    schedule: scheduleName,
-    format: [...new Set(formats)].join('+'),
-    gap_key: log.gapKey,
-    val_key: log.valKey,
-    steps: trainingSteps,
-    validations,
-    ...(log.logTriggerStep === undefined
-      ? {}
-      : { log_trigger_step: log.logTriggerStep, agrees_with_log: log.logTriggerStep === gate.triggerStep }),
-    ...(placeholders > 0 ? { placeholder_gaps_ignored: placeholders } : {}),
-  };
-  return { evaluations, summary };
+  return run.finish();
 }
 
-/** The replay's stdout: one JSON line per evaluation, then the summary. */
-export function replayLines(result: ReplayResult): string[] {
-  return [...result.evaluations, result.summary].map((line) => JSON.stringify(line));
+/** The same over streams of text chunks (the CLI's file streams, a page's File.stream()): bounded memory. */
+export async function replayGateStream(sources: readonly LogStream[], options: ReplayOptions): Promise<ReplayResult> {
+  const run = new ReplayRun(options);
+  if (sources.length === 0) throw new Error('no log files given');
+  for (const source of sources) {
+    const file = run.openFile(source.name);
+    for await (const chunk of source.chunks) file.push(chunk);
+    file.end();
+  }
+  return run.finish();
 }

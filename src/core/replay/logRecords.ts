@@ -1,10 +1,18 @@
 // The common shape every log format is read into before the gate replays it, and the error type for bad input.
+import { LogError } from '../errors';
+import { printable, quoteInput } from './quoteInput';
 
 /** A log file as read by the caller (the CLI reads the disk; the app reads a dropped file). */
 export interface LogSource {
   /** Shown in error messages as FILE in `FILE:LINE: …`. */
   readonly name: string;
   readonly text: string;
+}
+
+/** A log file read piece by piece (the CLI streams the disk; the page may stream a File): text chunks in order. */
+export interface LogStream {
+  readonly name: string;
+  readonly chunks: AsyncIterable<string> | Iterable<string>;
 }
 
 export const LOG_FORMATS = ['jsonl', 'verl', 'csv', 'trl'] as const;
@@ -19,37 +27,66 @@ export interface LogRecord {
   readonly values: ReadonlyMap<string, unknown>;
 }
 
-/** Bad input the user can fix; printed as `FILE:LINE: message`. */
-export class ReplayInputError extends Error {
+/** A row as a parser hands it on while streaming: its metrics as a plain object. */
+export interface RawRecord {
+  readonly line: number;
+  readonly step: number;
+  readonly values: Readonly<Record<string, unknown>>;
+  /** A key of `values` that is not a metric (a flat JSON line's own "step"), left there to spare a copy per row. */
+  readonly skip?: string;
+}
+
+/** Where a streaming parser delivers its rows, in file order. */
+export type RecordSink = (record: RawRecord) => void;
+
+export const toLogRecord = (file: string, raw: RawRecord): LogRecord => ({
+  file,
+  line: raw.line,
+  step: raw.step,
+  values: new Map(Object.entries(raw.values).filter(([key]) => key !== raw.skip)),
+});
+
+/**
+ * Bad input the user can fix; printed as `FILE:LINE: message` (`FILE: message` when line is 0: the whole file).
+ * A LogError, so every CLI maps it to exit 2 and one line.
+ */
+export class ReplayInputError extends LogError {
   constructor(
     readonly file: string,
     readonly line: number,
     readonly detail: string,
   ) {
-    super(`${file}:${line}: ${detail}`);
+    super(line > 0 ? `${printable(file)}:${line}: ${detail}` : `${printable(file)}: ${detail}`);
     this.name = 'ReplayInputError';
   }
 }
 
-/** A step must be a non-negative integer; returns it or throws naming the line. */
+const STEP_TEXT = /^[+]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+
+/**
+ * A step must be a non-negative integer (an integer-valued float such as pandas' "12.0" is accepted); returns it
+ * or throws naming the line. A blank step ("", " ") is a missing step, never step 0.
+ */
 export function checkStep(file: string, line: number, step: unknown): number {
-  if (step === undefined || step === null || step === '') {
+  if (step === undefined || step === null || (typeof step === 'string' && step.trim() === '')) {
     throw new ReplayInputError(file, line, 'missing step');
   }
-  const value = typeof step === 'string' ? Number(step.trim()) : step;
+  let value = step;
+  if (typeof step === 'string') value = STEP_TEXT.test(step.trim()) ? Number(step.trim()) : Number.NaN;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-    throw new ReplayInputError(file, line, `step must be a non-negative integer, got ${JSON.stringify(step)}`);
+    throw new ReplayInputError(file, line, `step must be a non-negative integer, got ${quoteInput(step)}`);
   }
-  return value;
+  return value === 0 ? 0 : value; // -0 → 0
 }
 
-/** Within one file steps may repeat (several rows of one step) but never go back. */
-export function checkStepOrder(records: readonly LogRecord[]): void {
-  for (let i = 1; i < records.length; i++) {
-    const prev = records[i - 1];
-    const cur = records[i];
-    if (prev !== undefined && cur !== undefined && cur.step < prev.step) {
-      throw new ReplayInputError(cur.file, cur.line, `step ${cur.step} is out of order (after step ${prev.step})`);
+/** Within one file steps may repeat (several rows of one step) but never go back. Fed row by row. */
+export class StepOrder {
+  private previous: number | undefined;
+  constructor(private readonly file: string) {}
+  check(line: number, step: number): void {
+    if (this.previous !== undefined && step < this.previous) {
+      throw new ReplayInputError(this.file, line, `step ${step} is out of order (after step ${this.previous})`);
     }
+    this.previous = step;
   }
 }

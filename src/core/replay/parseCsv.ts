@@ -3,12 +3,25 @@
 //   - TensorBoard:  Wall time,Step,Value    (one metric per file; the metric is named after the file, so
 //                   run-ppo-tag-val_success_rate.csv holds "val_success_rate" — keys match ignoring / vs _)
 //   - W&B:          Step,"run - val/success_rate","run - val/success_rate__MIN",…   (__MIN/__MAX dropped)
-// Several files are joined on the step by the caller.
+// Several files are joined on the step by the caller. Line numbers are the file's own lines, also after quoted cells
+// that span several lines (papaparse's cursor gives where each row starts).
 import Papa from 'papaparse';
-import { checkStep, checkStepOrder, type LogRecord, ReplayInputError } from './logRecords';
+import {
+  checkStep,
+  type LogRecord,
+  type RawRecord,
+  type RecordSink,
+  ReplayInputError,
+  StepOrder,
+  toLogRecord,
+} from './logRecords';
+import { quoteInput } from './quoteInput';
 
 const STEP_COLUMN = /^(step|_step|global_step)$/i;
-const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+// Unambiguous (no two ways to split a run of digits), so a huge cell cannot make the match take quadratic time.
+const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+/** Headers longer than this are taken literally (no W&B "run - metric" split): bounded regex work. */
+const MAX_PATTERN_HEADER = 1000;
 
 /** A cell as a number where it is one (nan/inf spelled as Python, pandas or TensorBoard write them). */
 export function parseCell(cell: string): unknown {
@@ -34,30 +47,92 @@ function metricKey(file: string, header: string, singleMetric: boolean): string 
   if (STEP_COLUMN.test(header) || /^wall[ _]?time$/i.test(header)) return null;
   if (singleMetric && /^value$/i.test(header)) return tensorboardTag(file);
   if (/__(MIN|MAX)$/.test(header)) return null;
-  const wandb = /^.+? - (.+)$/.exec(header);
+  const wandb = header.length <= MAX_PATTERN_HEADER ? /^.+? - (.+)$/.exec(header) : null;
   return wandb?.[1] ?? header;
 }
 
-export function parseCsv(file: string, text: string): LogRecord[] {
-  const parsed = Papa.parse<string[]>(text, { skipEmptyLines: false });
-  const quoteError = parsed.errors.find((e) => e.type === 'Quotes');
-  if (quoteError !== undefined) {
-    throw new ReplayInputError(file, (quoteError.row ?? 0) + 1, `CSV: ${quoteError.message}`);
+/** Counts line breaks (\n, \r\n, lone \r) as the text is walked forward, to turn offsets into 1-based lines. */
+class LineCounter {
+  private offset = 0;
+  private line = 1;
+  constructor(private readonly text: string) {}
+  /** Line of `offset` (offsets must not go back). */
+  at(offset: number): number {
+    const text = this.text;
+    for (let i = this.offset; i < offset && i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 10 || (c === 13 && text.charCodeAt(i + 1) !== 10)) this.line += 1;
+    }
+    this.offset = Math.max(this.offset, offset);
+    return this.line;
   }
-  const rows = parsed.data;
-  const isBlank = (row: string[]) => row.every((cell) => cell.trim() === '');
-  const headerIndex = rows.findIndex((row) => !isBlank(row));
-  const header = rows[headerIndex];
+}
+
+const isBlank = (row: readonly string[]) => row.every((cell) => cell.trim() === '');
+
+/** Parse a whole CSV text, handing each data row to the sink (in file order). */
+export function readCsv(file: string, text: string, sink: RecordSink): void {
+  const lines = new LineCounter(text);
+  const order = new StepOrder(file);
+  let rowStart = 0;
+  let header: { line: number; fields: string[]; keys: (string | null)[]; stepColumn: number } | undefined;
+  let rows = 0;
+
+  const onRow = (row: string[], errors: Papa.ParseError[], cursor: number) => {
+    const line = lines.at(rowStart);
+    rowStart = cursor;
+    const quoteError = errors.find((e) => e.type === 'Quotes');
+    if (quoteError !== undefined) throw new ReplayInputError(file, line, `CSV: ${quoteError.message}`);
+    if (isBlank(row)) return;
+    if (header === undefined) {
+      header = readHeader(file, line, row);
+      return;
+    }
+    const { fields, keys, stepColumn } = header;
+    if (row.length !== fields.length) {
+      throw new ReplayInputError(file, line, `expected ${fields.length} fields as in the header, got ${row.length}`);
+    }
+    const values: Record<string, unknown> = {};
+    keys.forEach((key, column) => {
+      const value = key === null ? undefined : parseCell(row[column] ?? '');
+      if (key !== null && value !== undefined) {
+        Object.defineProperty(values, key, { value, enumerable: true, writable: true, configurable: true });
+      }
+    });
+    const step = checkStep(file, line, row[stepColumn]);
+    order.check(line, step);
+    rows += 1;
+    sink({ line, step, values });
+  };
+
+  Papa.parse<string[]>(text, {
+    skipEmptyLines: false,
+    step: (results) => onRow(results.data, results.errors, results.meta.cursor),
+  });
   if (header === undefined) throw new ReplayInputError(file, 1, 'empty file');
-  const fields = header.map((h) => h.trim());
-  const stepColumn = fields.findIndex((f) => STEP_COLUMN.test(f));
-  if (stepColumn < 0) {
+  if (rows === 0) throw new ReplayInputError(file, header.line, 'no data rows after the header');
+}
+
+function readHeader(file: string, line: number, row: string[]) {
+  const fields = row.map((h) => h.trim());
+  const stepColumns = fields.filter((f) => STEP_COLUMN.test(f));
+  if (stepColumns.length === 0) {
+    const shown = fields.slice(0, 8).map((f) => quoteInput(f, 30));
     throw new ReplayInputError(
       file,
-      headerIndex + 1,
-      `no step column (expected one of step, Step, _step, global_step; header is ${fields.join(',')})`,
+      line,
+      `no step column (expected one of step, Step, _step, global_step; the header has ${fields.length} column(s): ` +
+        `${shown.join(',')}${fields.length > 8 ? ',…' : ''})`,
     );
   }
+  if (stepColumns.length > 1) {
+    throw new ReplayInputError(
+      file,
+      line,
+      `${stepColumns.length} step columns (${stepColumns.map((f) => quoteInput(f)).join(' and ')}): keep one`,
+    );
+  }
+  const stepColumn = fields.findIndex((f) => STEP_COLUMN.test(f));
   const singleMetric = fields.some((f) => /^value$/i.test(f));
   const keys = fields.map((f) => metricKey(file, f, singleMetric));
   keys.forEach((key, column) => {
@@ -65,28 +140,17 @@ export function parseCsv(file: string, text: string): LogRecord[] {
     if (key !== null && first !== column) {
       throw new ReplayInputError(
         file,
-        headerIndex + 1,
-        `columns "${fields[first]}" and "${fields[column]}" both hold "${key}" (export one run per file)`,
+        line,
+        `columns ${quoteInput(fields[first])} and ${quoteInput(fields[column])} both hold ${quoteInput(key)} ` +
+          '(export one run per file)',
       );
     }
   });
+  return { line, fields, keys, stepColumn };
+}
 
+export function parseCsv(file: string, text: string): LogRecord[] {
   const records: LogRecord[] = [];
-  for (let i = headerIndex + 1; i < rows.length; i++) {
-    const row = rows[i] as string[];
-    const line = i + 1;
-    if (isBlank(row)) continue;
-    if (row.length !== fields.length) {
-      throw new ReplayInputError(file, line, `expected ${fields.length} fields as in the header, got ${row.length}`);
-    }
-    const values = new Map<string, unknown>();
-    keys.forEach((key, column) => {
-      const value = key === null ? undefined : parseCell(row[column] ?? '');
-      if (key !== null && value !== undefined) values.set(key, value);
-    });
-    records.push({ file, line, step: checkStep(file, line, row[stepColumn]), values });
-  }
-  if (records.length === 0) throw new ReplayInputError(file, headerIndex + 1, 'no data rows after the header');
-  checkStepOrder(records);
+  readCsv(file, text, (raw: RawRecord) => records.push(toLogRecord(file, raw)));
   return records;
 }

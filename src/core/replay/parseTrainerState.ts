@@ -1,6 +1,14 @@
 // TRL / Hugging Face Trainer's `trainer_state.json`: `{"log_history": [{"step": k, "loss": …}, {"step": k,
 // "eval_…": …}, …], …}`. Training and evaluation entries of one step are separate objects; both become records.
-import { checkStep, checkStepOrder, type LogRecord, ReplayInputError } from './logRecords';
+import {
+  checkStep,
+  type LogRecord,
+  type RawRecord,
+  type RecordSink,
+  ReplayInputError,
+  StepOrder,
+  toLogRecord,
+} from './logRecords';
 import { JsonSyntaxError, parsePythonJson } from './pythonJson';
 
 /**
@@ -35,7 +43,8 @@ export function logHistoryLines(text: string): number[] {
   return starts;
 }
 
-export function parseTrainerState(file: string, text: string): LogRecord[] {
+/** Parse a whole trainer_state.json, handing each log_history entry to the sink (in file order). */
+export function readTrainerState(file: string, text: string, sink: RecordSink): void {
   let parsed: unknown;
   try {
     parsed = parsePythonJson(text);
@@ -49,14 +58,21 @@ export function parseTrainerState(file: string, text: string): LogRecord[] {
   }
   const lines = logHistoryLines(text);
   const lineOf = (i: number) => (lines.length === history.length ? (lines[i] ?? 1) : 1);
-  const records = history.map((entry: unknown, i): LogRecord => {
+  const order = new StepOrder(file);
+  history.forEach((entry: unknown, i) => {
     const line = lineOf(i);
     if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
       throw new ReplayInputError(file, line, `log_history[${i}] is not an object`);
     }
-    const values = Object.entries(entry as Record<string, unknown>).filter(([k]) => k !== 'step');
-    return { file, line, step: checkStep(file, line, (entry as { step?: unknown }).step), values: new Map(values) };
+    const { step: rawStep, ...values } = entry as Record<string, unknown>;
+    const step = checkStep(file, line, rawStep);
+    order.check(line, step);
+    sink({ line, step, values });
   });
-  checkStepOrder(records);
+}
+
+export function parseTrainerState(file: string, text: string): LogRecord[] {
+  const records: LogRecord[] = [];
+  readTrainerState(file, text, (raw: RawRecord) => records.push(toLogRecord(file, raw)));
   return records;
 }

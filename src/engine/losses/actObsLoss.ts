@@ -7,6 +7,8 @@
 // Prompt, skill and special targets never carry loss. Batch reduction is the MEAN over sequences (not the sum).
 import * as tf from '@tensorflow/tfjs';
 import { TokenClass } from '../../core/env/types';
+import { fusedSftLoss } from '../kernels/fusedLosses';
+import { useFusedKernels } from '../kernels/registerWebgpuKernels';
 import { actionMask, classMask, type LossOutput } from './lossTypes';
 import { tokenLogProbs } from './tokenLogProbs';
 
@@ -40,6 +42,8 @@ export function weightedSftLoss(
   observationWeight: number,
 ): LossOutput<ActObsStat> {
   const { logits, targets, targetClasses } = inputs;
+  // webgpu: one row kernel + one reduction kernel (same value, gradient and statistics)
+  if (useFusedKernels()) return fusedSftLoss(logits, targets, targetClasses, actionWeight, observationWeight);
   return tf.tidy(() => {
     const lp = tokenLogProbs(logits, targets); // [B, T]
     const mA = actionMask(targetClasses); // [B, T]

@@ -10,6 +10,8 @@
 // seq-mean-token-sum. Clip fractions follow TRL's definition: low = r < 1 − ε_low with Â < 0, high = r > 1 + ε_high
 // with Â > 0 (the tokens whose gradient the clip removes), as fractions of the action tokens.
 import * as tf from '@tensorflow/tfjs';
+import { fusedGrpoLoss } from '../kernels/fusedLosses';
+import { useFusedKernels } from '../kernels/registerWebgpuKernels';
 import { actionMask, maskedMean, type LossOutput } from './lossTypes';
 import { tokenEntropy, tokenLogProbs } from './tokenLogProbs';
 
@@ -19,6 +21,9 @@ export const TOKEN_AGGREGATIONS: readonly TokenAggregation[] = [
   'seq-mean-token-mean',
   'seq-mean-token-sum',
 ];
+
+/** code of each aggregation in the fused webgpu reduction (../kernels/webgpuLossReductions.ts) */
+const AGGREGATION_CODE = { 'token-mean': 0, 'seq-mean-token-sum': 1, 'seq-mean-token-mean': 2 } as const;
 
 export interface GrpoLossConfig {
   /** ε_low: lower clip 1 − ε_low (default 0.2) */
@@ -111,6 +116,20 @@ export function grpoLoss(inputs: GrpoInputs, config: Partial<GrpoLossConfig> = {
   }
   if (c.klCoef > 0 && inputs.refLogProbs === undefined) {
     throw new Error('grpoLoss: klCoef > 0 needs refLogProbs (log π_ref of the sampled targets)');
+  }
+  if (useFusedKernels()) {
+    // webgpu: one row kernel (log-probs and entropy) + one reduction kernel (same value, gradient and statistics)
+    return tf.tidy(() => {
+      const advantages = inputs.advantages instanceof Float32Array ? tf.tensor1d(inputs.advantages) : inputs.advantages;
+      const fusedInputs = { logits, targets, targetClasses, oldLogProbs, advantages };
+      return fusedGrpoLoss(
+        inputs.refLogProbs === undefined ? fusedInputs : { ...fusedInputs, refLogProbs: inputs.refLogProbs },
+        {
+          ...c,
+          aggregation: AGGREGATION_CODE[c.aggregation],
+        },
+      );
+    });
   }
   return tf.tidy(() => {
     const mask = actionMask(targetClasses); // [B, T]

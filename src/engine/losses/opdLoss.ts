@@ -13,6 +13,8 @@
 //           is ZERO (E_{y∼π}[∇ log π(y)] = 0): it only adds noise. Never a default; kept to show why k3 exists.
 import * as tf from '@tensorflow/tfjs';
 import { TokenClass } from '../../core/env/types';
+import { fusedOpdLoss, fusedRowStats } from '../kernels/fusedLosses';
+import { useFusedKernels } from '../kernels/registerWebgpuKernels';
 import { actionMask, maskedMean, type LossOutput } from './lossTypes';
 import { tokenLogProbs } from './tokenLogProbs';
 
@@ -55,6 +57,15 @@ export function opdLoss(inputs: OpdInputs, estimator: OpdEstimator = DEFAULT_OPD
     );
   }
   const { logits, targets, targetClasses, oldLogProbs, teacherLogProbs } = inputs;
+  if (useFusedKernels()) {
+    // webgpu: one row kernel (log-probs, and the full KL) + one reduction kernel (same value, gradient, statistics)
+    const estimatorCode = { k3: 0, full: 1, naive: 2 } as const;
+    return fusedOpdLoss(inputs, {
+      estimator: estimatorCode[estimator],
+      logRatioCap: OPD_LOG_RATIO_CAP,
+      negEllCap: OPD_NEG_ELL_CAP,
+    });
+  }
   return tf.tidy(() => {
     const mask = actionMask(targetClasses); // [B, T]
     const lp = tokenLogProbs(logits, targets); // [B, T]
@@ -83,6 +94,7 @@ export function opdLoss(inputs: OpdInputs, estimator: OpdEstimator = DEFAULT_OPD
 
 /** Exact KL(πθ ‖ πT) per position: Σ_v πθ(v)(log πθ(v) − log πT(v)); [B, T, V] × [B, T, V] → [B, T]. */
 export function fullReverseKL(logits: tf.Tensor, teacherLogits: tf.Tensor): tf.Tensor {
+  if (useFusedKernels()) return fusedRowStats('kl', logits, undefined, teacherLogits)[0] as tf.Tensor;
   return tf.tidy(() => {
     const logp = tf.logSoftmax(logits);
     const logq = tf.logSoftmax(teacherLogits);

@@ -4,8 +4,11 @@
 // log-prob is picked with a one-hot product. The default path is one fused custom-gradient op:
 //   forward  log p(target) = z_target − logsumexp(z)           (logSumExp, sub, oneHot, mul, sum)
 //   backward ∂/∂z = dy · (onehot − softmax(z))                    (exp, sub, mul)
-// which needs fewer kernels than autodiff through logSoftmax + mul + sum.
+// which needs fewer kernels than autodiff through logSoftmax + mul + sum. On webgpu every function here runs as ONE
+// WGSL dispatch forward and one backward instead (../kernels/webgpuTokenStats.ts).
 import * as tf from '@tensorflow/tfjs';
+import { fusedRowStats } from '../kernels/fusedLosses';
+import { useFusedKernels } from '../kernels/registerWebgpuKernels';
 
 /**
  * log πθ(targets[b, t]) for every position: logits [B, T, V] float32, targets [B, T] int32 → [B, T] float32.
@@ -13,6 +16,7 @@ import * as tf from '@tensorflow/tfjs';
  */
 export function tokenLogProbs(logits: tf.Tensor, targets: tf.Tensor): tf.Tensor {
   checkShapes(logits, targets, 'tokenLogProbs');
+  if (useFusedKernels()) return fusedRowStats('lp', logits, targets)[0] as tf.Tensor;
   const vocab = logits.shape[logits.shape.length - 1] ?? 0;
   // targets are closed over (not an input of the custom op): they have no gradient, and this avoids a zero-fill.
   const op = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
@@ -44,6 +48,7 @@ export function tokenLogProbsComposed(logits: tf.Tensor, targets: tf.Tensor): tf
 
 /** Entropy −Σ_v p log p of the next-token distribution at every position: [B, T, V] → [B, T] (nats). Differentiable. */
 export function tokenEntropy(logits: tf.Tensor): tf.Tensor {
+  if (useFusedKernels()) return fusedRowStats('ent', logits)[0] as tf.Tensor;
   return tf.tidy(() => {
     const logp = tf.logSoftmax(logits);
     return tf.neg(tf.sum(tf.mul(tf.exp(logp), logp), -1));
@@ -56,6 +61,10 @@ export function tokenLogProbsAndEntropy(
   targets: tf.Tensor,
 ): { logProbs: tf.Tensor; entropy: tf.Tensor } {
   checkShapes(logits, targets, 'tokenLogProbsAndEntropy');
+  if (useFusedKernels()) {
+    const [logProbs, entropy] = fusedRowStats('lpEnt', logits, targets) as [tf.Tensor, tf.Tensor];
+    return { logProbs, entropy };
+  }
   const vocab = logits.shape[logits.shape.length - 1] ?? 0;
   return tf.tidy(() => {
     const logp = tf.logSoftmax(logits);

@@ -25,6 +25,11 @@ export interface EvaluationStageRequest {
   /** seeds the test-split sampling (the same seed at every temperature) */
   testSeed: number;
   emit: TrainerEventSink;
+  /**
+   * The trainer's stop hook, awaited between the stage's parts (each a rollout or a probe pass, about one training
+   * step long): it yields to the event loop and throws when a stop was requested.
+   */
+  stopPoint?: () => Promise<void>;
 }
 
 export interface EvaluationStageResult {
@@ -37,7 +42,7 @@ export interface EvaluationStageResult {
 
 /** Success, pass@k (n = passN per task) and entropy per policy-token class on the test split, sampling at T. */
 export async function evaluatePolicy(
-  req: Omit<EvaluationStageRequest, 'init' | 'emit'>,
+  req: Omit<EvaluationStageRequest, 'init' | 'emit' | 'stopPoint'>,
   temperature: number,
 ): Promise<PolicyEvaluation> {
   const ev = req.cfg.evaluation;
@@ -85,13 +90,16 @@ export async function evaluatePolicy(
 export async function runEvaluationStage(req: EvaluationStageRequest): Promise<EvaluationStageResult> {
   const { cfg, env, policy } = req;
   const ev = cfg.evaluation;
+  const stopPoint = req.stopPoint ?? (async () => undefined);
   const test = await evaluatePolicy(req, 1);
+  await stopPoint();
   // the fixed probe set: expert trajectories on the first probeTasks test tasks
   const probes = Array.from({ length: ev.probeTasks }, (_, i) => env.expert(env.task('test', i)));
   const kl = await evaluateProbes(policy, probes, req.init);
   // entropy per class of the policy's own samples (temperature 1) is in `test`; probe entropies are below
   test.klFromInit = kl.klFromInit ?? NaN;
   req.emit({ type: 'evaluation', kind: 'final', result: test });
+  await stopPoint();
   const h1 = await probeEntropyAt(policy, probes, 1);
   // temperature control: success when sampling hotter, and the argument-token entropy of the temperature-T
   // distribution on the probe set (temperature 1 first, as the reference)
@@ -100,7 +108,9 @@ export async function runEvaluationStage(req: EvaluationStageRequest): Promise<E
     temperatureControl.push({ temperature: 1, successRate: test.successRate, argEntropy: h1.actionArg });
   }
   for (const temperature of ev.temperatures) {
+    await stopPoint();
     const e = await evaluatePolicy(req, temperature);
+    await stopPoint();
     const h = await probeEntropyAt(policy, probes, temperature);
     temperatureControl.push({ temperature, successRate: e.successRate, argEntropy: h.actionArg });
   }
@@ -113,16 +123,17 @@ export async function runEvaluationStage(req: EvaluationStageRequest): Promise<E
         message: 'evaluation.matchArgEntropy: the probe set has no argument tokens; temperature matching skipped',
       });
     } else {
-      const m = await matchTemperature(
-        async (T) => (T === 1 ? h1.actionArg : (await probeEntropyAt(policy, probes, T)).actionArg),
-        target,
-      );
+      const m = await matchTemperature(async (T) => {
+        await stopPoint();
+        return T === 1 ? h1.actionArg : (await probeEntropyAt(policy, probes, T)).actionArg;
+      }, target);
       if (!m.converged) {
         req.emit({
           type: 'warning',
           message: `evaluation.matchArgEntropy: no temperature in [${DEFAULT_TEMPERATURE_MATCH.minTemperature}, ${DEFAULT_TEMPERATURE_MATCH.maxTemperature}] gives argument entropy ${target.toFixed(4)} within ${DEFAULT_TEMPERATURE_MATCH.tolerance} nats; nearest T = ${m.temperature.toFixed(4)} (entropy ${m.entropy.toFixed(4)})`,
         });
       }
+      await stopPoint();
       const e = m.temperature === 1 ? test : await evaluatePolicy(req, m.temperature);
       matchedTemperature = {
         target,

@@ -2,49 +2,81 @@
 // Atomicity: a checkpoint is written into a hidden temp folder, fsynced, then renamed to its final name (a rename is
 // atomic on one file system; a checkpoint folder is never overwritten in place — an existing one is first renamed
 // away). `LATEST` (the name of the newest complete checkpoint) is replaced with temp file + rename too. A crash at
-// any point leaves the previous checkpoint and LATEST intact.
+// any point leaves the previous checkpoint and LATEST intact. File-system failures (full or read-only disk, a file
+// where a folder should be) surface as FileSystemError naming the path; a bad name in LATEST as CheckpointError.
+import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
+import { CheckpointError, FileSystemError, withFsErrorsAsync } from '../../core/errors';
 import type { CheckpointFiles, CheckpointStorage } from './checkpoint';
 
 const NAME = /^[A-Za-z0-9_.-]+$/;
+/** larger files are not checkpoint files (a 1024-wide 24-layer model with Adam is ~1.2 GB) */
+const MAX_FILE_BYTES = 2 ** 31;
 
 export class NodeCheckpointStorage implements CheckpointStorage {
   constructor(readonly root: string) {}
 
   private check(name: string): void {
-    if (!NAME.test(name) || name.startsWith('.')) throw new Error(`checkpoint name "${name}" must be a plain slug`);
+    if (!NAME.test(name) || name.startsWith('.') || name.length > 100)
+      throw new CheckpointError(
+        `checkpoint name "${name.slice(0, 60)}" in ${this.root} must be a plain slug such as student-000005`,
+      );
+  }
+
+  /** SHA-256 (hex) with node:crypto: the same digest WebCrypto gives in a browser. */
+  async sha256(bytes: Uint8Array): Promise<string> {
+    return createHash('sha256').update(bytes).digest('hex');
   }
 
   async write(name: string, files: CheckpointFiles): Promise<void> {
     this.check(name);
+    await withFsErrorsAsync(join(this.root, name), 'writing a checkpoint', () => this.writeFiles(name, files));
+  }
+
+  private async writeFiles(name: string, files: CheckpointFiles): Promise<void> {
     await fs.mkdir(this.root, { recursive: true });
     const nonce = `${process.pid}-${Date.now()}-${Math.floor(Math.random() * 1e9)}`;
     const tmp = join(this.root, `.tmp-${name}-${nonce}`);
-    await fs.mkdir(tmp);
-    for (const [file, bytes] of files) {
-      const fh = await fs.open(join(tmp, file), 'w');
-      try {
-        await fh.writeFile(bytes);
-        await fh.sync();
-      } finally {
-        await fh.close();
+    try {
+      await fs.mkdir(tmp);
+      for (const [file, bytes] of files) {
+        const fh = await fs.open(join(tmp, file), 'w');
+        try {
+          await fh.writeFile(bytes);
+          await fh.sync();
+        } finally {
+          await fh.close();
+        }
       }
+      await this.swapIn(tmp, join(this.root, name), `.old-${name}-${nonce}`);
+    } catch (e) {
+      // a full disk mid-write: leave no half-written temp folder behind (the previous checkpoint is intact)
+      await fs.rm(tmp, { recursive: true, force: true }).catch(() => undefined);
+      throw e;
     }
-    const final = join(this.root, name);
+    const tmpLatest = join(this.root, `.LATEST-${nonce}`);
+    try {
+      await fs.writeFile(tmpLatest, name);
+      await fs.rename(tmpLatest, join(this.root, 'LATEST'));
+    } catch (e) {
+      await fs.rm(tmpLatest, { force: true }).catch(() => undefined);
+      throw e;
+    }
+  }
+
+  /** Put the complete temp folder at `final`; an existing checkpoint of that name is moved away first. */
+  private async swapIn(tmp: string, final: string, oldName: string): Promise<void> {
     let old: string | null = null;
     try {
       await fs.access(final);
-      old = join(this.root, `.old-${name}-${nonce}`);
+      old = join(this.root, oldName);
       await fs.rename(final, old);
     } catch {
       old = null;
     }
     await fs.rename(tmp, final);
     if (old) await fs.rm(old, { recursive: true, force: true });
-    const tmpLatest = join(this.root, `.LATEST-${nonce}`);
-    await fs.writeFile(tmpLatest, name);
-    await fs.rename(tmpLatest, join(this.root, 'LATEST'));
   }
 
   async read(name: string): Promise<CheckpointFiles | null> {
@@ -53,21 +85,36 @@ export class NodeCheckpointStorage implements CheckpointStorage {
     let entries: string[];
     try {
       entries = await fs.readdir(dir);
-    } catch {
-      return null;
+    } catch (e) {
+      if ((e as { code?: string }).code === 'ENOENT') return null;
+      throw FileSystemError.from(e, dir, 'reading a checkpoint');
     }
     const files: CheckpointFiles = new Map();
-    for (const e of entries) files.set(e, new Uint8Array(await fs.readFile(join(dir, e))));
+    for (const e of entries) {
+      if (e.startsWith('.')) continue; // hidden files (.DS_Store, editors' backups) are not part of a checkpoint
+      const path = join(dir, e);
+      const st = await withFsErrorsAsync(path, 'reading a checkpoint', () => fs.stat(path));
+      if (!st.isFile()) throw new CheckpointError(`${path}: expected a file in the checkpoint folder`);
+      if (st.size > MAX_FILE_BYTES)
+        throw new CheckpointError(`${path}: ${st.size} bytes, more than a checkpoint file can hold`);
+      files.set(e, new Uint8Array(await withFsErrorsAsync(path, 'reading a checkpoint', () => fs.readFile(path))));
+    }
     return files;
   }
 
   async latest(): Promise<string | null> {
+    const path = join(this.root, 'LATEST');
+    let text: string;
     try {
-      const name = (await fs.readFile(join(this.root, 'LATEST'), 'utf8')).trim();
-      return name || null;
-    } catch {
-      return null;
+      text = await fs.readFile(path, 'utf8');
+    } catch (e) {
+      if ((e as { code?: string }).code === 'ENOENT') return null;
+      throw FileSystemError.from(e, path, 'reading the latest checkpoint name');
     }
+    const name = text.trim();
+    if (!name) return null;
+    this.check(name);
+    return name;
   }
 
   async list(): Promise<string[]> {
@@ -84,6 +131,7 @@ export class NodeCheckpointStorage implements CheckpointStorage {
 
   async remove(name: string): Promise<void> {
     this.check(name);
-    await fs.rm(join(this.root, name), { recursive: true, force: true });
+    const dir = join(this.root, name);
+    await withFsErrorsAsync(dir, 'removing an old checkpoint', () => fs.rm(dir, { recursive: true, force: true }));
   }
 }

@@ -1,6 +1,6 @@
 // One policy-gradient update from a rollout: GRPO (METHODS.md §2) plus, for the student, λ_opd · OPD against the
 // frozen skill-conditioned teacher (§3). Also the gap statistic g_k that feeds the retirement gate. Every loss term
-// and the gradient norm are checked for finiteness BEFORE the optimizer touches the weights, so a failing step
+// and the gradient norm are checked (checkedUpdate.ts) BEFORE the optimizer touches the weights, so a failing step
 // leaves the model (and the last checkpoint) as they were.
 import * as tf from '@tensorflow/tfjs';
 import { grpoAdvantages, type AdvantageScaling } from '../../core/grpoAdvantages';
@@ -12,7 +12,7 @@ import { tokenLogProbs } from '../losses/tokenLogProbs';
 import type { PolicyModel } from '../model';
 import type { RolloutOutput, TrainerOptimizer } from './enginePort';
 import { checkedUpdate } from './checkedUpdate';
-import { NonFiniteError, type StageName } from './events';
+import type { StageName } from './events';
 import { disposeTensors, packSequences, toTensors, type PackedSequences } from './sequenceBatch';
 
 const SCALING: Record<GrpoConfig['advantage'], AdvantageScaling> = {

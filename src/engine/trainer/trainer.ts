@@ -8,17 +8,32 @@ import type { ExperimentConfig } from '../../core/experiment/config';
 import type { PolicyEvaluation, RunSummary } from '../../core/experiment/summary';
 import { LambdaSchedule } from '../../core/lambdaSchedule';
 import { hashInts } from '../../core/rng';
-import { PolicyModel } from '../model';
+import { parameterSpecs, PolicyModel } from '../model';
 import type { ModelConfig } from '../modelConfig';
 import type { WeightRecord } from '../weights';
-import { encodeCheckpoint, type CheckpointContent, type CheckpointStorage, type HostTensor } from './checkpoint';
+import {
+  encodeCheckpoint,
+  firstNonFinite,
+  sealCheckpoint,
+  type CheckpointContent,
+  type CheckpointStorage,
+  type HostTensor,
+} from './checkpoint';
 import type { EnginePort, TrainerOptimizer } from './enginePort';
 import { runEvaluationStage, type EvaluationStageResult } from './evaluationStage';
 import { NonFiniteError, STAGE_NAMES, type MetricsLine, type StageName, type TrainerEventSink } from './events';
 import { policyUpdate } from './policyUpdate';
 import { rolloutMetrics } from './rolloutMetrics';
+import { NoTrainingSignalError, SignalGuard } from './signalGuard';
+import { GpuError } from '../webgpuDevice';
 import { buildDemonstrations, evaluateProbes, sftStep, type Demonstrations } from './sftStage';
-import { freshCounters, RNG_SCHEME, TRAINER_STATE_VERSION, type TrainerState } from './trainerState';
+import {
+  checkCheckpointContent,
+  freshCounters,
+  RNG_SCHEME,
+  TRAINER_STATE_VERSION,
+  type TrainerState,
+} from './trainerState';
 
 const STAGE_SALT: Record<StageName, number> = { demonstrations: 11, sft: 12, teacher: 13, student: 14, evaluation: 15 };
 const PURPOSE = { tasks: 1, sample: 2, validation: 3, test: 4, probe: 5 } as const;
@@ -48,6 +63,21 @@ export interface TrainerOptions {
 }
 
 class StopSignal extends Error {}
+
+/**
+ * Give the event loop a turn, so a Ctrl-C handler (Node) or a Stop message (worker) queued during a step runs
+ * before the next one. Node: two setImmediate turns, so at least one poll phase (where signals arrive) passes
+ * whatever phase the step ended in; elsewhere one macrotask. Costs microseconds.
+ */
+async function yieldToEventLoop(): Promise<void> {
+  const immediate = (globalThis as { setImmediate?: (f: () => void) => unknown }).setImmediate;
+  if (typeof immediate === 'function') {
+    await new Promise<void>((r) => immediate(r));
+    await new Promise<void>((r) => immediate(r));
+  } else {
+    await new Promise<void>((r) => setTimeout(r, 0));
+  }
+}
 
 function toHostRecords(records: readonly WeightRecord[]): Record<string, HostTensor> {
   const out: Record<string, HostTensor> = {};
@@ -87,9 +117,16 @@ export class Trainer {
 
   constructor(private readonly opts: TrainerOptions) {
     this.cfg = opts.config;
-    this.emit = opts.onEvent;
+    // every step event passes the signal guard first: GPU errors and all-zero first steps stop the run
+    const guard = new SignalGuard();
+    this.emit = (e) => {
+      if (e.type === 'step') guard.observe(e.stage, e.step, e.totalSteps, e.metrics);
+      opts.onEvent(e);
+    };
     this.clock = opts.clock ?? (() => (typeof performance !== 'undefined' ? performance.now() : Date.now()));
     this.modelConfig = modelConfigFor(this.cfg, opts.env);
+    // a resumed checkpoint must hold every weight and optimizer entry its (stage, step) implies: never re-init
+    if (opts.resume) checkCheckpointContent(opts.resume, parameterSpecs(this.modelConfig), 'checkpoint');
     this.state = opts.resume
       ? structuredClone(opts.resume.state)
       : {
@@ -106,9 +143,21 @@ export class Trainer {
         };
   }
 
-  /** Ask the run to stop at the next step boundary; it writes a checkpoint first (Ctrl-C). */
+  /**
+   * Ask the run to stop at the next step boundary (Ctrl-C, the page's Stop): within one training step in every
+   * stage, evaluation included; it writes a checkpoint first (when it has storage) and ends 'interrupted'.
+   */
   requestStop(): void {
     this.stopRequested = true;
+  }
+
+  /** The one stop hook, at every step boundary: a turn of the event loop, then honour a stop request. */
+  private async stopPoint(writeCheckpoint = true): Promise<void> {
+    await yieldToEventLoop();
+    if (this.stopRequested) {
+      if (writeCheckpoint) await this.checkpoint('interrupt');
+      throw new StopSignal();
+    }
   }
 
   /** The stages as data: name, number of steps, body (from a given completed step). */
@@ -150,6 +199,9 @@ export class Trainer {
           });
           continue;
         }
+        // mid-stage (a resumed run, from > 0) the checkpoint being resumed is this very point, with its optimizer
+        // state, which does not exist yet here: stop without overwriting it
+        await this.stopPoint(from === 0);
         this.emit({ type: 'stage', stage: stage.name, status: 'start', totalSteps: stage.steps() });
         if (stage.name === 'evaluation') {
           evaluation = await this.runEvaluation();
@@ -177,10 +229,11 @@ export class Trainer {
           type: 'error',
           message: error,
           stage: this.state.stage,
-          step: e instanceof NonFiniteError ? e.step : this.state.step,
-          term: e instanceof NonFiniteError ? e.term : null,
+          step: e instanceof NonFiniteError || e instanceof NoTrainingSignalError ? e.step : this.state.step,
+          term: e instanceof NonFiniteError ? e.term : e instanceof GpuError ? e.kernel : null,
         });
-        if (!(e instanceof NonFiniteError)) throw e;
+        // a halted run (bad numbers, a GPU that refused, nothing computed) ends with a failed summary
+        if (!(e instanceof NonFiniteError || e instanceof NoTrainingSignalError || e instanceof GpuError)) throw e;
       }
     } finally {
       this.optimizer?.dispose();
@@ -228,12 +281,18 @@ export class Trainer {
       schedule: this.schedule ? this.schedule.toJSON() : null,
       wallSeconds: this.wallAtStart + (this.clock() - this.runStartMs) / 1000,
     };
+    const optimizer = this.optimizer ? await this.optimizer.getState() : {};
+    // only finite state becomes a checkpoint: NaN weights must never be "the last good checkpoint"
+    const bad = firstNonFinite({ models, optimizer });
+    if (bad !== null)
+      throw new NonFiniteError(state.stage, state.step, 'weights', `${bad} holds NaN/Infinity; no checkpoint written`);
     const files = await encodeCheckpoint({
       models,
-      optimizer: this.optimizer ? await this.optimizer.getState() : {},
+      optimizer,
       state,
       topology: { policy: this.modelConfig, models: Object.keys(models) },
     });
+    await sealCheckpoint(files, { stage: state.stage, step: state.step }, storage.sha256?.bind(storage));
     const name = `${state.stage}-${String(state.step).padStart(6, '0')}`;
     await storage.write(name, files);
     this.emit({ type: 'checkpoint', name, stage: state.stage, step: state.step, reason });
@@ -259,10 +318,7 @@ export class Trainer {
   private async afterStep(step: number): Promise<void> {
     this.state.step = step;
     const every = this.cfg.runtime.checkpointEvery;
-    if (this.stopRequested) {
-      await this.checkpoint('interrupt');
-      throw new StopSignal();
-    }
+    await this.stopPoint();
     if (every > 0 && step % every === 0) await this.checkpoint('periodic');
   }
 
@@ -528,6 +584,7 @@ export class Trainer {
       init: this.models.init!,
       testSeed: hashInts(this.cfg.seed, PURPOSE.test),
       emit: this.emit,
+      stopPoint: () => this.stopPoint(),
     });
   }
 

@@ -2,8 +2,10 @@
 // Randomness needs no saved generator: every step draws from deriveRng(seed, stage, step, purpose), so a step's
 // randomness depends only on the config's seed and the step — the RNG "state" is the (stage, step) pair.
 import { z } from 'zod';
+import { CheckpointError, UserError } from '../../core/errors';
 import { configDiff, validateConfig, type ExperimentConfig } from '../../core/experiment/config';
 import type { ScheduleState } from '../../core/lambdaSchedule';
+import type { CheckpointContent, HostTensor } from './checkpoint';
 import { STAGE_NAMES, type StageName } from './events';
 
 export const TRAINER_STATE_VERSION = 1;
@@ -86,14 +88,22 @@ const schema = z.strictObject({
 export function parseTrainerState(raw: unknown, expected?: ExperimentConfig): TrainerState {
   const r = schema.safeParse(raw);
   if (!r.success) {
-    throw new Error(
-      `checkpoint state.json: ${r.error.issues.map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`).join('; ')}`,
+    const shown = r.error.issues.slice(0, 3);
+    throw new CheckpointError(
+      `checkpoint state.json: ${shown.map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`).join('; ')}${r.error.issues.length > 3 ? ` (and ${r.error.issues.length - 3} more)` : ''}`,
     );
   }
-  const config = validateConfig(r.data.config, 'checkpoint config');
+  let config: ExperimentConfig;
+  try {
+    config = validateConfig(r.data.config, 'config');
+  } catch (e) {
+    if (!(e instanceof UserError)) throw e;
+    throw new CheckpointError(`checkpoint state.json: ${e.message}`);
+  }
   if (expected) {
     const diff = configDiff(config, expected);
-    if (diff.length) throw new Error(`checkpoint config does not match this run: ${diff.join('; ')}`);
+    if (diff.length)
+      throw new CheckpointError(`checkpoint config does not match this run: ${diff.slice(0, 5).join('; ')}`);
   }
   return { ...r.data, config, schedule: (r.data.schedule ?? null) as ScheduleState | null } as TrainerState;
 }
@@ -112,4 +122,93 @@ export function freshCounters(): TrainerCounters {
     msAfter: 0,
     stepsAfter: 0,
   };
+}
+
+/** The policies a checkpoint taken at (stage, step) holds: π_init always, the teacher once trained, the student. */
+export function expectedModels(state: Pick<TrainerState, 'stage' | 'step' | 'config'>): string[] {
+  const at = STAGE_NAMES.indexOf(state.stage);
+  const after = (stage: StageName): boolean => {
+    const i = STAGE_NAMES.indexOf(stage);
+    return at > i || (at === i && state.step > 0);
+  };
+  const out = ['init'];
+  // schedule none never runs the teacher stage; a shipped teacher exists from the student stage on
+  if (state.config.student.schedule !== 'none' && (after('teacher') || at >= STAGE_NAMES.indexOf('student')))
+    out.push('teacher');
+  if (after('student')) out.push('student');
+  return out;
+}
+
+/** The stages whose checkpoints (at step > 0) carry the optimizer of the policy they train. */
+const TRAINED_BY: Partial<Record<StageName, string>> = { sft: 'init', teacher: 'teacher', student: 'student' };
+const POWER_KEYS = ['beta1_power', 'beta2_power', 'adam-bias-correction/accBeta1', 'adam-bias-correction/accBeta2'];
+
+function sameShape(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((d, i) => d === b[i]);
+}
+
+/**
+ * Refuse a decoded checkpoint that cannot resume exactly: every policy expected at its (stage, step) present with
+ * every parameter of `specs` (name, shape, float32) and nothing else; mid-stage, the Adam state of the policy
+ * being trained complete (step count, bias-correction products, a first and second moment per parameter in order).
+ * A missing piece is never re-initialised silently. `where` names the checkpoint in messages.
+ */
+export function checkCheckpointContent(
+  content: CheckpointContent<TrainerState>,
+  specs: readonly { key: string; shape: readonly number[] }[],
+  where: string,
+): void {
+  const { state } = content;
+  const at = `${state.stage} step ${state.step}`;
+  const fail = (what: string): never => {
+    throw new CheckpointError(
+      `${where}: ${what} — the checkpoint is damaged; resume from an earlier checkpoint or start the run again`,
+    );
+  };
+  const want = expectedModels(state);
+  for (const name of Object.keys(content.models))
+    if (!want.includes(name)) fail(`unexpected model "${name}" (a checkpoint at ${at} holds ${want.join(', ')})`);
+  for (const name of want) {
+    const weights = content.models[name];
+    if (!weights) return fail(`model "${name}" is missing (a checkpoint at ${at} holds ${want.join(', ')})`);
+    const expected = new Map(specs.map((p) => [p.key, p.shape]));
+    for (const [key, h] of Object.entries(weights)) {
+      const shape = expected.get(key);
+      if (!shape) fail(`weight ${name}/${key} is not a parameter of this model`);
+      else if (!sameShape(h.shape, shape) || h.dtype !== 'float32')
+        fail(`weight ${name}/${key} is ${h.dtype} [${h.shape.join(', ')}], expected float32 [${shape.join(', ')}]`);
+    }
+    for (const key of expected.keys()) if (!weights[key]) fail(`weight ${name}/${key} is missing`);
+  }
+  const trained = TRAINED_BY[state.stage];
+  if (!trained || state.step === 0) return;
+  const opt = Object.entries(content.optimizer);
+  const scalar = (name: string, dtype: HostTensor['dtype']): void => {
+    const h = content.optimizer[name];
+    if (!h || h.dtype !== dtype || h.data.length !== 1)
+      fail(`optimizer entry ${name} (${dtype} scalar) is missing; Adam cannot continue where it stopped`);
+  };
+  scalar('iter', 'int32');
+  // every completed step applies the optimizer exactly once (checkedUpdate.ts)
+  const iter = content.optimizer['iter']!.data[0];
+  if (iter !== state.step)
+    fail(`the optimizer has taken ${iter} steps but the checkpoint is at ${at} (its weights come from another step)`);
+  const legacy = content.optimizer['beta1_power'] === undefined;
+  scalar(legacy ? POWER_KEYS[2]! : POWER_KEYS[0]!, 'float32');
+  scalar(legacy ? POWER_KEYS[3]! : POWER_KEYS[1]!, 'float32');
+  const moments = opt.filter(([n]) => n !== 'iter' && !POWER_KEYS.includes(n));
+  if (moments.length !== 2 * specs.length)
+    fail(
+      `the optimizer holds ${moments.length} moment tensors, expected ${2 * specs.length} (a first and a second moment per parameter of ${trained})`,
+    );
+  specs.forEach((p, i) => {
+    for (const [j, suffix] of [
+      [i, 'm'],
+      [specs.length + i, 'v'],
+    ] as const) {
+      const [name, h] = moments[j]!;
+      if (!name.endsWith(`/${p.key}/${suffix}`) || !sameShape(h.shape, p.shape) || h.dtype !== 'float32')
+        fail(`optimizer entry ${j + 3} is ${name} [${h.shape.join(', ')}], expected the ${suffix} of ${p.key}`);
+    }
+  });
 }

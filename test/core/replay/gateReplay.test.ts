@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { detectFormat, replayGate, replayLines } from '../../../src/core/replay/gateReplay';
+import {
+  detectFormat,
+  replayGate,
+  replayGateStream,
+  replayLines,
+  replayTextBlocks,
+} from '../../../src/core/replay/gateReplay';
 import { ReplayInputError } from '../../../src/core/replay/logRecords';
 
 const gate = { teacher_performance: 0.8, window_size: 2 };
@@ -182,11 +188,85 @@ describe('replayGate', () => {
   });
 });
 
+describe('replayGate on joined files and odd input', () => {
+  const gapsOf = (shift: number) => jsonl(rows.map((r) => ({ step: r.step + shift, gap: r.gap })));
+  const valsOf = (shift: number) =>
+    jsonl(rows.filter((r) => r.val !== undefined).map((r) => ({ step: r.step + shift, val: r.val })));
+
+  it('refuses joined files whose validation steps lie wholly outside the gap steps', () => {
+    expect(
+      errorOf(() =>
+        replayGate(
+          [
+            { name: 'gaps.jsonl', text: gapsOf(0) },
+            { name: 'vals.jsonl', text: valsOf(100) },
+          ],
+          { gate },
+        ),
+      ),
+    ).toBe(
+      'vals.jsonl:1: the validation steps (102–108) do not overlap the gap steps (1–8, gaps.jsonl): joined files ' +
+        'must come from the same run and range of steps',
+    );
+  });
+
+  it('warns in the summary when a join retires after its last gap step', () => {
+    // Validations shifted by 3: the window of steps 1–6 is evaluated at step 9, after the last gap (8).
+    const result = replayGate(
+      [
+        { name: 'gaps.jsonl', text: gapsOf(0) },
+        { name: 'vals.jsonl', text: valsOf(3) },
+      ],
+      { gate },
+    );
+    expect(result.summary.trigger_step).toBe(9);
+    expect(result.summary.warnings).toEqual([
+      'retired at step 9, after the last gap step 8: the validation file runs past the gap file (are both from ' +
+        'the same run, and complete?)',
+    ]);
+    expect(replayGate([{ name: 'a.jsonl', text: jsonl(rows) }], { gate }).summary).not.toHaveProperty('warnings');
+  });
+
+  it('refuses two columns that both match a key ignoring case and punctuation in one row', () => {
+    const text = jsonl(rows.map((r) => ({ step: r.step, Gap: r.gap, 'gap ': r.gap, val: r.val })));
+    expect(errorOf(() => replayGate([{ name: 'a.jsonl', text }], { gate }))).toBe(
+      'a.jsonl:1: two columns match "gap" ("Gap", "gap "): name one with --gap-key',
+    );
+  });
+
+  it('refuses an implausibly large gap instead of averaging it into an infinite window', () => {
+    const text = jsonl([{ step: 1, gap: -1e300, val: 0.5 }]);
+    expect(errorOf(() => replayGate([{ name: 'a.jsonl', text }], { gate }))).toBe(
+      'a.jsonl:1: step 1: gap "gap" is implausibly large: -1e+300 (|value| ≤ 1000000000000 expected)',
+    );
+  });
+
+  it('streams: chunks of any size replay exactly as the whole text does', async () => {
+    const text = `\uFEFF${jsonl(rows).replace(/\n/g, '\r\n')}`;
+    const whole = replayGate([{ name: 'a.jsonl', text }], { gate });
+    for (const size of [1, 3, 64]) {
+      const chunks = Array.from({ length: Math.ceil(text.length / size) }, (_, i) =>
+        text.slice(i * size, (i + 1) * size),
+      );
+      expect(await replayGateStream([{ name: 'a.jsonl', chunks }], { gate })).toEqual(whole);
+    }
+    expect(whole.summary.trigger_step).toBe(6);
+  });
+
+  it('prints the same lines in blocks as replayLines gives', () => {
+    const result = replayGate([{ name: 'a.jsonl', text: jsonl(rows) }], { gate });
+    const blocks = [...replayTextBlocks(result, 100)];
+    expect(blocks.length).toBeGreaterThan(1);
+    expect(blocks.join('')).toBe(`${replayLines(result).join('\n')}\n`);
+  });
+});
+
 describe('detectFormat', () => {
   it('tells trainer_state.json, verl, flat JSON lines and CSV apart', () => {
     expect(detectFormat({ name: 'a', text: '{\n  "log_history": []\n}' })).toBe('trl');
     expect(detectFormat({ name: 'a', text: '{"step": 1, "data": {"x": 1}}\n' })).toBe('verl');
     expect(detectFormat({ name: 'a', text: '{"step": 1, "gap": -1}\n{"step": 2}' })).toBe('jsonl');
     expect(detectFormat({ name: 'a', text: 'step,gap\n1,-0.5\n' })).toBe('csv');
+    expect(detectFormat({ name: 'a', text: '\uFEFF{\n  "log_history": []\n}' })).toBe('trl');
   });
 });

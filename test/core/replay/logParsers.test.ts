@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { parseCell, parseCsv, tensorboardTag } from '../../../src/core/replay/parseCsv';
 import { parseJsonLines } from '../../../src/core/replay/parseJsonLines';
 import { logHistoryLines, parseTrainerState } from '../../../src/core/replay/parseTrainerState';
-import { parsePythonJson } from '../../../src/core/replay/pythonJson';
+import { checkStep } from '../../../src/core/replay/logRecords';
+import { MAX_JSON_DEPTH, parsePythonJson, syntaxErrorOffset } from '../../../src/core/replay/pythonJson';
 
 describe('parsePythonJson', () => {
   it('reads NaN, Infinity and -Infinity tokens but leaves strings alone', () => {
@@ -21,6 +22,53 @@ describe('parsePythonJson', () => {
       parsePythonJson('{\n"a": 1,\n"b": }');
     } catch (e) {
       expect((e as { line: number }).line).toBe(3);
+    }
+  });
+});
+
+describe('parsePythonJson on hostile input', () => {
+  it('refuses nesting deeper than MAX_JSON_DEPTH with the line, never exhausting the call stack', () => {
+    const deep = (n: number) => `{"a":\n${'['.repeat(n)}${']'.repeat(n)}}`;
+    expect(() => parsePythonJson(deep(MAX_JSON_DEPTH - 1))).not.toThrow();
+    for (const n of [MAX_JSON_DEPTH, 1_000_000]) {
+      expect(() => parsePythonJson(deep(n))).toThrow(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
+      try {
+        parsePythonJson(deep(n));
+      } catch (e) {
+        expect((e as { line: number }).line).toBe(2);
+      }
+    }
+  });
+  it('locates a syntax error without recursion, even a million brackets deep', () => {
+    const n = 1_000_000;
+    expect(syntaxErrorOffset(`${'['.repeat(n)}1,]${']'.repeat(n - 1)}`)).toBe(n + 2);
+    const valid = '{"a": [1, NaN, -Infinity, {"b": "x"}]}';
+    expect(syntaxErrorOffset(valid)).toBe(valid.length); // valid: its end
+    expect(syntaxErrorOffset('{"a" 1}')).toBe(5);
+  });
+  it('escapes control bytes of the input it quotes', () => {
+    expect(() => parsePythonJson('{"a": \u0007\u001b[2J}')).toThrow('not valid JSON: unexpected "\\x07\\x1b[2J}"');
+  });
+  it('does not let a "__proto__" key set the prototype', () => {
+    const value = parsePythonJson('{"__proto__": {"polluted": NaN}, "x": 1}') as Record<string, unknown>;
+    expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
+    expect(Object.keys(value)).toEqual(['__proto__', 'x']);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe('checkStep', () => {
+  it('treats a blank step as missing, never as step 0', () => {
+    for (const blank of ['', ' ', '\t', undefined, null])
+      expect(() => checkStep('f', 3, blank)).toThrow('f:3: missing step');
+  });
+  it('accepts integers and integer-valued decimals; refuses the rest, naming file:line', () => {
+    expect(checkStep('f', 1, 7)).toBe(7);
+    expect(checkStep('f', 1, ' 12.0 ')).toBe(12);
+    expect(checkStep('f', 1, '1e3')).toBe(1000);
+    expect(Object.is(checkStep('f', 1, -0), 0)).toBe(true);
+    for (const bad of [-1, 1.5, '0x10', '1,5', 'Infinity', true, 2 ** 53, '-2', {}]) {
+      expect(() => checkStep('f', 4, bad)).toThrow(/^f:4: step must be a non-negative integer, got /);
     }
   });
 });
@@ -74,6 +122,36 @@ describe('parseCsv', () => {
     expect(() => parseCsv('a.csv', 'step,gap\n1,2\n2\n')).toThrow('a.csv:3: expected 2 fields as in the header, got 1');
     expect(() => parseCsv('a.csv', 'step,gap\n')).toThrow('a.csv:1: no data rows after the header');
     expect(() => parseCsv('a.csv', 'step,gap\nx,1\n')).toThrow('a.csv:2: step must be a non-negative integer, got "x"');
+  });
+});
+
+describe('parseCsv on odd input', () => {
+  it('refuses two step columns, naming both', () => {
+    expect(() => parseCsv('a.csv', 'global_step,step,gap\n1,1,-1\n')).toThrow(
+      'a.csv:1: 2 step columns ("global_step" and "step"): keep one',
+    );
+  });
+  it('gives real line numbers after quoted cells that span lines (\n, \r\n, lone \r)', () => {
+    for (const nl of ['\n', '\r\n', '\r']) {
+      const text = ['step,gap,note', '1,-1,"two', 'lines"', '2,-1,"three', '', 'lines"', 'x,-1,ok'].join(nl);
+      expect(() => parseCsv('a.csv', text)).toThrow('a.csv:7: step must be a non-negative integer, got "x"');
+      expect(parseCsv('a.csv', text.replace('x,', '3,')).map((r) => r.line)).toEqual([2, 4, 7]);
+    }
+  });
+  it('reports an unterminated quote at the line its row starts', () => {
+    expect(() => parseCsv('a.csv', 'step,gap\n1,-1\n2,"-1\n3,-1\n')).toThrow('a.csv:3: CSV: Quoted field unterminated');
+  });
+  it('quotes a binary header without echoing its control bytes', () => {
+    const message = (() => {
+      try {
+        parseCsv('a.csv', `\u001b[31m${'\u0001'.repeat(500)}\n1\n`);
+      } catch (e) {
+        return (e as Error).message;
+      }
+      return '';
+    })();
+    expect(message).toMatch(/^a\.csv:1: no step column .*"\\x1b\[31m(\\x01)+…"\)$/);
+    expect(message.length).toBeLessThan(200);
   });
 });
 

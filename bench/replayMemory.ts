@@ -1,0 +1,101 @@
+// Peak memory of `npm run replay` on a large verl-style log (issue 13: goal < 300 MB peak RSS for a 500 MB log).
+// Writes a synthetic verl file-logger JSONL of the requested size to the temp folder (≈2 kB lines, ~60 metrics,
+// bare NaN as Python writes them, a validation every 10 steps), replays it in a child process under
+// `/usr/bin/time -v` (else reports the child's own process.resourceUsage().maxRSS), prints peak RSS, wall time
+// and the summary line, and deletes the file.
+// A second argument `lab` writes the lab's own flat metrics.jsonl lines instead (≈190 B each: ten times as many
+// steps for the same size, the worst case for the per-step columns the replay keeps).
+//   npx tsx bench/replayMemory.ts [size in MB, default 500] [verl|lab]
+import { spawnSync } from 'node:child_process';
+import { createWriteStream, existsSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const megabytes = Number(process.argv[2] ?? 500);
+const flavour = process.argv[3] === 'lab' ? 'lab' : 'verl';
+const path = join(tmpdir(), `replay-memory-${process.pid}.jsonl`);
+
+/** One line of the lab's metrics.jsonl at step k (≈190 B). */
+function labLine(k: number): string {
+  const row: Record<string, number> = {
+    step: k,
+    'grpo/reward_mean': 0.2 + 0.5 * Math.tanh(k / 50_000),
+    'grpo/frac_reward_zero_std': 0.1 + 0.05 * Math.sin(k),
+    'opd/teacher_student_gap_mean': -0.6 * Math.exp(-k / 200_000) - 0.01 * Math.sin(k),
+    'retire_opd/trigger_step': -1,
+    'retire_opd/teacher_forward_skipped': 0,
+  };
+  if (k % 10 === 0) row['val/success_rate'] = Math.min(0.95, 0.1 + k / 1_000_000);
+  return `${JSON.stringify(row)}\n`;
+}
+
+/** One verl file-logger line of step k (≈2.5 kB). */
+function verlLine(k: number): string {
+  const data: Record<string, number | string> = {};
+  for (let m = 0; m < 55; m++) data[`actor/metric_${m}/mean`] = Math.sin(k * 0.01 + m) * 0.5;
+  data['skillsd/teacher_student_gap_mean'] = -0.6 * Math.exp(-k / 20_000) - 0.01 * Math.sin(k);
+  data['retire_opd/k_window_mean'] = 'NaN';
+  data['retire_opd/alignment_progress'] = 'NaN';
+  data['retire_opd/trigger_step'] = -1;
+  data['retire_opd/teacher_forward_skipped'] = 0;
+  if (k % 10 === 0) data['val/success_rate'] = Math.min(0.95, 0.1 + k / 100_000);
+  return `${JSON.stringify({ step: k, data }).replace(/"NaN"/g, 'NaN')}\n`;
+}
+
+async function writeLog(): Promise<number> {
+  const out = createWriteStream(path);
+  const target = megabytes * 1024 * 1024;
+  let bytes = 0;
+  let k = 1;
+  while (bytes < target) {
+    let batch = '';
+    for (let i = 0; i < 1000; i++, k++) batch += flavour === 'lab' ? labLine(k) : verlLine(k);
+    bytes += Buffer.byteLength(batch);
+    if (!out.write(batch)) await new Promise<void>((done) => out.once('drain', () => done()));
+  }
+  await new Promise<void>((done, fail) => out.end((e?: Error | null) => (e ? fail(e) : done())));
+  return k - 1;
+}
+
+async function main(): Promise<void> {
+  const steps = await writeLog();
+  const size = statSync(path).size;
+  const args = ['--import', 'tsx', join(ROOT, 'cli/replay.ts'), path, '--teacher-performance', '0.9'];
+  const timeV = existsSync('/usr/bin/time');
+  const started = Date.now();
+  const run = timeV
+    ? spawnSync('/usr/bin/time', ['-v', process.execPath, ...args], { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 28 })
+    : spawnSync(
+        process.execPath,
+        [
+          ...args.slice(0, 2),
+          '-e',
+          `process.argv.splice(1, 0, ${JSON.stringify(args[2])}); await import(${JSON.stringify(args[2])}); ` +
+            `process.on('exit', () => console.error('maxRSS_kB', process.resourceUsage().maxRSS));`,
+          ...args.slice(3),
+        ],
+        { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 28 },
+      );
+  const seconds = (Date.now() - started) / 1000;
+  rmSync(path, { force: true });
+  const rssKb = Number(
+    /Maximum resident set size \(kbytes\): (\d+)/.exec(run.stderr)?.[1] ?? /maxRSS_kB (\d+)/.exec(run.stderr)?.[1],
+  );
+  const summary = run.stdout.trim().split('\n').pop();
+  console.log(
+    `log: ${(size / 1024 / 1024).toFixed(0)} MB, ${steps} steps (${flavour === 'lab' ? "the lab's metrics.jsonl, ~190 B" : 'verl file logger, ~2.5 kB'} lines)`,
+  );
+  console.log(
+    `exit ${run.status}; wall ${seconds.toFixed(1)} s; peak RSS ${(rssKb / 1024).toFixed(0)} MB (${timeV ? '/usr/bin/time -v' : 'process.resourceUsage'})`,
+  );
+  console.log(`summary: ${summary}`);
+  if (run.status !== 0) console.log(run.stderr.split('\n').slice(0, 5).join('\n'));
+}
+
+void main().catch((e: unknown) => {
+  rmSync(path, { force: true });
+  console.error(e);
+  process.exitCode = 1;
+});

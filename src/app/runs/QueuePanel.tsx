@@ -1,0 +1,237 @@
+// The run queue form and its progress: a preset (sweep presets bring their axes and seeds), axes to vary (one
+// `key=v1,v2` per line, as `npm run sweep -- --vary`), seeds, overrides; the runs go one after another in the
+// worker. Progress per run and overall, with an ETA from the time spent so far.
+import { useEffect, useMemo, useState } from 'react';
+import { useStore } from 'zustand';
+import { ConfigError } from '../../core/experiment/config';
+import { useRun } from '../train/runStoreInstance';
+import { usePresetCatalog } from '../train/usePresetCatalog';
+import { BACKEND_CHOICES, type BackendChoice } from '../worker/protocol';
+import { isActive } from '../worker/runState';
+import { createQueue, parseAxes, parseSeeds, queueProgress, type RunQueue } from './runQueue';
+import { queueStore, runsStore } from './runsStoreInstance';
+
+const axesText = (axes: Record<string, unknown[]>) =>
+  Object.entries(axes)
+    .map(([k, vs]) => `${k}=${vs.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(',')}`)
+    .join('\n');
+
+const duration = (s: number | null) =>
+  s === null
+    ? '…'
+    : s < 90
+      ? `${Math.round(s)} s`
+      : s < 5400
+        ? `${Math.round(s / 60)} min`
+        : `${(s / 3600).toFixed(1)} h`;
+
+/** The current run's share of its steps (all stages), 0…1. */
+function useRunFraction(): number {
+  return useRun((s) => {
+    const c = s.config;
+    if (!c || !s.stage) return 0;
+    const order = ['sft', 'teacher', 'student'] as const;
+    const steps = [c.sft.steps, c.teacher.steps, c.student.steps];
+    const total = steps.reduce((a, b) => a + b, 0);
+    if (s.stage === 'evaluation') return 0.99;
+    const i = order.indexOf(s.stage as (typeof order)[number]);
+    if (i < 0 || total === 0) return 0;
+    return (steps.slice(0, i).reduce((a, b) => a + b, 0) + s.step) / total;
+  });
+}
+
+function QueueProgressView({ queue }: { queue: RunQueue }) {
+  const active = useStore(queueStore, (s) => s.activeId === queue.id);
+  const startedAt = useStore(queueStore, (s) => s.startedAt);
+  const startedFraction = useStore(queueStore, (s) => s.startedFraction);
+  const fraction = useRunFraction();
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (!active) return;
+    const t = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(t);
+  }, [active]);
+  const p = queueProgress(queue, active ? fraction : 0, 0);
+  // the ETA counts only what ran since this page (re)started the queue
+  const ran = p.fraction - startedFraction;
+  const elapsed = startedAt ? (now - startedAt) / 1000 : 0;
+  const eta = active && ran > 0 ? (elapsed / ran) * (1 - p.fraction) : null;
+  return (
+    <div className="queue" data-testid="queue" data-queue-id={queue.id} data-state={queue.state}>
+      <div>
+        <strong>{queue.preset}</strong> — {p.done}/{p.total} runs · {queue.state}
+        {active ? ` · ETA ${duration(eta)}` : ''} <progress max={1} value={p.fraction} aria-label="queue progress" />
+        {!active && queue.state === 'paused' ? (
+          <button type="button" onClick={() => void queueStore.getState().resume(queue.id)}>
+            continue
+          </button>
+        ) : null}
+        <button
+          type="button"
+          data-testid="queue-compare"
+          disabled={!queue.items.some((i) => i.runId)}
+          onClick={() => runsStore.getState().setSelected(queue.items.flatMap((i) => (i.runId ? [i.runId] : [])))}
+        >
+          compare its runs
+        </button>
+        {!active ? (
+          <button type="button" onClick={() => void queueStore.getState().remove(queue.id)}>
+            forget queue
+          </button>
+        ) : null}
+      </div>
+      <ol className="queue-items">
+        {queue.items.map((it) => (
+          <li key={it.label} data-testid="queue-item" data-status={it.status}>
+            {it.label} — {it.status}
+            {it.status === 'running' && active ? (
+              <progress max={1} value={fraction} aria-label={`${it.label} progress`} />
+            ) : null}
+          </li>
+        ))}
+      </ol>
+    </div>
+  );
+}
+
+/** The queue's form, shown on demand (its preset list would double the Train form's preset options). */
+function QueueForm() {
+  const { catalog } = usePresetCatalog();
+  const queueError = useStore(queueStore, (s) => s.error);
+  const activeQueue = useStore(queueStore, (s) => s.activeId);
+  const running = isActive(useRun((s) => s.status));
+  const [presetName, setPresetName] = useState('schedules');
+  const [axes, setAxes] = useState<string | null>(null);
+  const [seeds, setSeeds] = useState<string | null>(null);
+  const [overrides, setOverrides] = useState('');
+  const [backend, setBackend] = useState<BackendChoice>('auto');
+
+  const preset = useMemo(() => {
+    try {
+      return catalog ? catalog.load(presetName) : null;
+    } catch {
+      return null;
+    }
+  }, [catalog, presetName]);
+  const axesShown = axes ?? (preset?.sweep ? axesText(preset.sweep.axes) : '');
+  const seedsShown = seeds ?? (preset?.sweep?.seeds ?? [0, 1, 2]).join(',');
+  const built = useMemo((): { queue: RunQueue | null; error: string | null } => {
+    if (!preset) return { queue: null, error: null };
+    try {
+      const lines = overrides
+        .split('\n')
+        .map((l) => l.trim())
+        .filter((l) => l !== '' && !l.startsWith('#'));
+      // the preset's own axes (and its temperature matching) unless the axes were edited, as the CLI's --vary
+      const ownAxes = axes === null && preset.sweep !== null;
+      const queue = createQueue(preset, lines, backend, parseSeeds(seedsShown), ownAxes ? null : parseAxes(axesShown));
+      return { queue, error: null };
+    } catch (e) {
+      return {
+        queue: null,
+        error: e instanceof ConfigError ? e.messages.join('; ') : e instanceof Error ? e.message : String(e),
+      };
+    }
+  }, [preset, overrides, backend, seedsShown, axesShown, axes]);
+
+  return (
+    <form
+      className="queue-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (built.queue) void queueStore.getState().enqueue(built.queue);
+      }}
+    >
+      <label>
+        preset{' '}
+        <select
+          aria-label="queue preset"
+          value={presetName}
+          onChange={(e) => {
+            setPresetName(e.currentTarget.value);
+            setAxes(null);
+            setSeeds(null);
+          }}
+        >
+          {(catalog?.names ?? [presetName]).map((n) => (
+            <option key={n}>{n}</option>
+          ))}
+        </select>
+      </label>
+      <label>
+        seeds <input aria-label="queue seeds" value={seedsShown} onChange={(e) => setSeeds(e.currentTarget.value)} />
+      </label>
+      <label>
+        backend{' '}
+        <select
+          aria-label="queue backend"
+          value={backend}
+          onChange={(e) => setBackend(e.currentTarget.value as BackendChoice)}
+        >
+          {BACKEND_CHOICES.map((b) => (
+            <option key={b}>{b}</option>
+          ))}
+        </select>
+      </label>
+      <label className="wide">
+        axes (one key=v1,v2 per line)
+        <textarea
+          aria-label="queue axes"
+          rows={2}
+          spellCheck={false}
+          value={axesShown}
+          onChange={(e) => setAxes(e.currentTarget.value)}
+        />
+      </label>
+      <label className="wide">
+        overrides (key=value per line)
+        <textarea
+          aria-label="queue overrides"
+          rows={2}
+          spellCheck={false}
+          value={overrides}
+          placeholder="student.steps=20"
+          onChange={(e) => setOverrides(e.currentTarget.value)}
+        />
+      </label>
+      <button
+        type="submit"
+        className="primary"
+        disabled={!built.queue || running || activeQueue !== null}
+        data-testid="queue-start"
+      >
+        Queue {built.queue ? built.queue.items.length : ''} runs
+      </button>
+      {built.error ? (
+        <p role="alert" className="error">
+          {built.error}
+        </p>
+      ) : null}
+      {queueError ? (
+        <p role="alert" className="error">
+          {queueError}
+        </p>
+      ) : null}
+    </form>
+  );
+}
+
+export function QueuePanel() {
+  const queues = useStore(queueStore, (s) => s.queues);
+  const [open, setOpen] = useState(false);
+  return (
+    <section className="queue-panel" aria-label="run queue">
+      <h3>Queue an ablation</h3>
+      {open ? (
+        <QueueForm />
+      ) : (
+        <button type="button" data-testid="queue-open" onClick={() => setOpen(true)}>
+          Queue runs of a preset over axes and seeds…
+        </button>
+      )}
+      {[...queues].reverse().map((q) => (
+        <QueueProgressView key={q.id} queue={q} />
+      ))}
+    </section>
+  );
+}

@@ -1,0 +1,212 @@
+// The runs table: every stored run (trained here or imported) with preset, changed keys, seed, backend, status,
+// final test success, trigger step, teacher forwards saved and wall time; sortable by any column, filterable by
+// text; tick runs to compare them; show, resume, export or delete each. Storage used is shown above it.
+import { useMemo, useState } from 'react';
+import { isActive } from '../worker/runState';
+import { useRun } from '../train/runStoreInstance';
+import { pointLabel } from './comparison';
+import { saveBlob } from './download';
+import type { RunRecord } from './runRecord';
+import { runZip } from './runExportZip';
+import { runRepository, useRuns, runsStore } from './runsStoreInstance';
+import { RunImport } from './RunImport';
+
+type Column =
+  'created' | 'preset' | 'changed' | 'seed' | 'backend' | 'status' | 'success' | 'trigger' | 'saved' | 'wall';
+
+const COLUMNS: { key: Column; label: string }[] = [
+  { key: 'preset', label: 'preset' },
+  { key: 'changed', label: 'changed keys' },
+  { key: 'seed', label: 'seed' },
+  { key: 'backend', label: 'backend' },
+  { key: 'status', label: 'status' },
+  { key: 'success', label: 'final success' },
+  { key: 'trigger', label: 'trigger step' },
+  { key: 'saved', label: 'teacher forwards saved' },
+  { key: 'wall', label: 'wall s' },
+];
+
+export const changedKeys = (r: RunRecord) => (r.point ? pointLabel(r.point) : r.overrides.join(', '));
+
+function cell(r: RunRecord, c: Column): string | number | null {
+  switch (c) {
+    case 'created':
+      return r.createdAt;
+    case 'preset':
+      return r.preset;
+    case 'changed':
+      return changedKeys(r);
+    case 'seed':
+      return r.seed;
+    case 'backend':
+      return r.backend ?? r.backendChoice;
+    case 'status':
+      return r.status;
+    case 'success':
+      return r.summary ? r.summary.test.successRate : null;
+    case 'trigger':
+      return r.triggerStep;
+    case 'saved':
+      return r.summary ? r.summary.gate.teacherForwardSkipped : null;
+    case 'wall':
+      return r.summary ? r.summary.wallSeconds : null;
+  }
+}
+
+const show = (r: RunRecord, c: Column): string => {
+  const v = cell(r, c);
+  if (v === null || v === '') return '–';
+  if (c === 'success') return `${(100 * (v as number)).toFixed(1)}%`;
+  if (c === 'wall') return (v as number).toFixed(1);
+  return String(v);
+};
+
+/** The running run's stage and step: only this cell re-renders as steps arrive, not the table. */
+function LiveStep() {
+  return <>{useRun((s) => `${s.stage ?? ''} ${s.step}/${s.totalSteps}`)}</>;
+}
+
+const bytes = (n: number) => (n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(1)} MB` : `${(n / 1024).toFixed(0)} kB`);
+
+export function RunsTable() {
+  const runs = useRuns((s) => s.runs);
+  const selected = useRuns((s) => s.selected);
+  const estimate = useRuns((s) => s.estimate);
+  const error = useRuns((s) => s.error);
+  const liveId = useRun((s) => s.recordId);
+  const liveStatus = useRun((s) => s.status);
+  const [sort, setSort] = useState<{ by: Column; desc: boolean }>({ by: 'created', desc: true });
+  const [filter, setFilter] = useState('');
+  const busy = isActive(liveStatus);
+
+  const rows = useMemo(() => {
+    const f = filter.trim().toLowerCase();
+    const kept = f
+      ? runs.filter((r) => COLUMNS.some((c) => show(r, c.key).toLowerCase().includes(f)) || r.id.includes(f))
+      : runs;
+    const sign = sort.desc ? -1 : 1;
+    return [...kept].sort((a, b) => {
+      const x = cell(a, sort.by);
+      const y = cell(b, sort.by);
+      if (x === y) return 0;
+      if (x === null) return 1;
+      if (y === null) return -1;
+      return (x < y ? -1 : 1) * sign;
+    });
+  }, [runs, filter, sort]);
+
+  const exportRun = async (id: string) => {
+    const zip = await runZip(await runRepository(), id);
+    if (zip) saveBlob(new Blob([zip.bytes as BlobPart], { type: 'application/zip' }), zip.name);
+  };
+
+  return (
+    <section className="runs" aria-label="stored runs">
+      <h3>Runs</h3>
+      <p className="muted" data-testid="storage-used">
+        {runs.length} stored run{runs.length === 1 ? '' : 's'} in this browser
+        {estimate ? ` · storage used ${bytes(estimate.usage)} of ${bytes(estimate.quota)}` : ''}
+      </p>
+      {error ? (
+        <p role="alert" className="error">
+          {error}{' '}
+          <button type="button" onClick={() => runsStore.getState().setError(null)}>
+            dismiss
+          </button>
+        </p>
+      ) : null}
+      <div className="runs-tools">
+        <label>
+          filter{' '}
+          <input
+            type="search"
+            value={filter}
+            placeholder="preset, key, status…"
+            onChange={(e) => setFilter(e.currentTarget.value)}
+          />
+        </label>
+        <RunImport />
+      </div>
+      <div className="table-scroll">
+        <table data-testid="runs-table">
+          <thead>
+            <tr>
+              <th>compare</th>
+              {COLUMNS.map((c) => (
+                <th key={c.key} aria-sort={sort.by === c.key ? (sort.desc ? 'descending' : 'ascending') : 'none'}>
+                  <button
+                    type="button"
+                    className="sort"
+                    onClick={() => setSort((s) => ({ by: c.key, desc: s.by === c.key ? !s.desc : false }))}
+                  >
+                    {c.label}
+                    {sort.by === c.key ? (sort.desc ? ' ▼' : ' ▲') : ''}
+                  </button>
+                </th>
+              ))}
+              <th>actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => {
+              const live = r.id === liveId && busy;
+              const status = live ? liveStatus : r.status;
+              const resumable =
+                !busy && r.checkpoint !== null && (r.status === 'interrupted' || r.status === 'stopped');
+              return (
+                <tr key={r.id} data-testid="run-row" data-run-id={r.id} data-seed={r.seed} data-status={status}>
+                  <td>
+                    <input
+                      type="checkbox"
+                      aria-label={`compare run ${r.id}`}
+                      checked={selected.includes(r.id)}
+                      onChange={() => runsStore.getState().toggleSelected(r.id)}
+                    />
+                  </td>
+                  {COLUMNS.map((c) => (
+                    <td key={c.key} data-col={c.key}>
+                      {c.key === 'status' ? (
+                        <>
+                          {status}
+                          {live || status === 'interrupted' || status === 'stopped' ? (
+                            <span className="muted" data-testid="run-row-step">
+                              {' '}
+                              {live ? <LiveStep /> : `${r.stage ?? ''} ${r.step}/${r.totalSteps}`}
+                            </span>
+                          ) : null}
+                        </>
+                      ) : (
+                        show(r, c.key)
+                      )}
+                    </td>
+                  ))}
+                  <td className="row-actions">
+                    <button type="button" disabled={busy} onClick={() => void runsStore.getState().showRun(r.id)}>
+                      show
+                    </button>
+                    {resumable ? (
+                      <button
+                        type="button"
+                        data-testid="run-resume"
+                        title="resume this run from its last checkpoint"
+                        onClick={() => void runsStore.getState().resumeRun(r.id)}
+                      >
+                        continue
+                      </button>
+                    ) : null}
+                    <button type="button" onClick={() => void exportRun(r.id)}>
+                      export
+                    </button>
+                    <button type="button" disabled={live} onClick={() => void runsStore.getState().remove(r.id)}>
+                      delete
+                    </button>
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,94 @@
+// The page's run queues: the stored ones (listed with their runs' states), the one going now, and when it started
+// (for the ETA). A queue left 'running' by a reload continues on load.
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import type { RunStore } from '../worker/runStore';
+import type { RunRepository } from './runRepository';
+import { runQueue, type RunQueue } from './runQueue';
+import type { RunsStore } from './runsStore';
+
+export interface QueueState {
+  queues: RunQueue[];
+  /** the queue going now */
+  activeId: string | null;
+  /** ms (Date.now) when the active queue (re)started, for the ETA */
+  startedAt: number | null;
+  /** fraction of the queue already done when it (re)started (the ETA counts only what ran since) */
+  startedFraction: number;
+  error: string | null;
+}
+
+export interface QueueActions {
+  load(): Promise<void>;
+  /** store the queue and run it */
+  enqueue(queue: RunQueue): Promise<void>;
+  /** continue a paused queue */
+  resume(id: string): Promise<void>;
+  remove(id: string): Promise<void>;
+}
+
+export type QueueStore = StoreApi<QueueState & QueueActions>;
+
+export function createQueueStore(
+  repo: () => Promise<RunRepository>,
+  runs: RunsStore,
+  _runStore: RunStore,
+  now: () => number = Date.now,
+): QueueStore {
+  return createStore<QueueState & QueueActions>()((set, get) => {
+    const put = (q: RunQueue) => set({ queues: [...get().queues.filter((x) => x.id !== q.id), q] });
+    const go = async (queue: RunQueue) => {
+      if (get().activeId !== null) {
+        set({ error: `queue ${get().activeId} is going: one queue at a time` });
+        return;
+      }
+      const r = await repo();
+      const done = queue.items.filter((i) => i.status === 'completed').length;
+      set({
+        activeId: queue.id,
+        startedAt: now(),
+        startedFraction: queue.items.length ? done / queue.items.length : 0,
+        error: null,
+      });
+      try {
+        await runQueue(queue, r, runs, (q) => put(q));
+      } catch (e) {
+        set({ error: e instanceof Error ? e.message : String(e) });
+      } finally {
+        set({ activeId: null, startedAt: null });
+        await runs.getState().refresh();
+      }
+    };
+    return {
+      queues: [],
+      activeId: null,
+      startedAt: null,
+      startedFraction: 0,
+      error: null,
+      async load() {
+        const r = await repo();
+        const queues = (await r.listQueues()) as RunQueue[];
+        set({ queues: queues.sort((a, b) => a.createdAt - b.createdAt) });
+        const pending = queues.find((q) => q.state === 'running');
+        if (pending) await go(pending);
+      },
+      async enqueue(queue) {
+        const r = await repo();
+        await r.putQueue(queue);
+        put(queue);
+        await go(queue);
+      },
+      async resume(id) {
+        const q = get().queues.find((x) => x.id === id);
+        if (q) await go(q);
+      },
+      async remove(id) {
+        if (get().activeId === id) {
+          set({ error: 'this queue is going: stop its run first' });
+          return;
+        }
+        await (await repo()).deleteQueue(id);
+        set({ queues: get().queues.filter((q) => q.id !== id) });
+      },
+    };
+  });
+}

@@ -1,0 +1,217 @@
+// Stored runs in and out as the CLI's run folder (cli/runFolder.ts): config.json, metrics.jsonl (student steps),
+// sft.jsonl, teacher.jsonl, events.jsonl, summary.json, report.md, checkpoints/<name>/{model.json,weights.bin,
+// state.json} + checkpoints/LATEST — so a run from the tab resumes with `npm run experiment -- --resume DIR`, and a
+// CLI run folder (or a sweep folder of them, with its comparison.json) imports into the tab's runs table.
+import { resolveConfig } from '../../core/experiment/config';
+import { formatRunReport } from '../../core/experiment/report';
+import type { RunSummary } from '../../core/experiment/summary';
+import { getConfigValue } from '../../core/experiment/config';
+import type { CheckpointFiles } from '../../engine/trainer/checkpoint';
+import type { StageName, TrainerEvent } from '../../engine/trainer/events';
+import { STAGE_NAMES } from '../../engine/trainer/events';
+import {
+  newRunId,
+  TRAINED_STAGES,
+  type RunRecord,
+  type StoredEvent,
+  type StoredMetrics,
+  type TrainedStage,
+} from './runRecord';
+
+/** JSON with non-finite numbers as null (as the CLI writes its logs). */
+export function jsonLine(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? null : v));
+}
+
+export const metricsFileFor = (stage: TrainedStage) => (stage === 'student' ? 'metrics.jsonl' : `${stage}.jsonl`);
+
+const lines = (values: readonly unknown[]) => values.map((v) => jsonLine(v) + '\n').join('');
+
+/** The folder's files (text or bytes) by path relative to the run folder. */
+export function runFolderFiles(
+  record: RunRecord,
+  metrics: readonly StoredMetrics[],
+  events: readonly StoredEvent[],
+  checkpoints: ReadonlyMap<string, CheckpointFiles> = new Map(),
+  latest: string | null = null,
+): Map<string, string | Uint8Array> {
+  const files = new Map<string, string | Uint8Array>();
+  files.set('config.json', JSON.stringify(record.config, null, 2) + '\n');
+  for (const stage of TRAINED_STAGES) {
+    const rows = metrics.filter((m) => m.stage === stage).map((m) => m.line);
+    if (rows.length > 0 || stage === 'student') files.set(metricsFileFor(stage), lines(rows));
+  }
+  files.set('events.jsonl', lines(events.map((e) => e.event)));
+  if (record.summary) {
+    files.set('summary.json', jsonLine(record.summary) + '\n');
+    files.set('report.md', formatRunReport(record.config, record.summary));
+  }
+  for (const [name, ckpt] of checkpoints) for (const [f, bytes] of ckpt) files.set(`checkpoints/${name}/${f}`, bytes);
+  if (latest) files.set('checkpoints/LATEST', latest);
+  return files;
+}
+
+/** A folder-safe name for a run: "smoke-seed5-<id>". */
+export function runFolderName(record: RunRecord): string {
+  const base = record.label ?? `${record.config.name}-seed${record.seed}`;
+  return `${base.replace(/[^A-Za-z0-9.=-]+/g, '_').replace(/=/g, '-')}-${record.id}`;
+}
+
+// ---------------------------------------------------------------- import
+
+/** One dropped file: its path inside what was dropped ("sweep/student.schedule-never_seed-0/summary.json"). */
+export interface DroppedFile {
+  path: string;
+  text: string;
+}
+
+export interface ImportedRun {
+  record: RunRecord;
+  metrics: StoredMetrics[];
+  events: StoredEvent[];
+}
+
+export class ImportError extends Error {
+  override name = 'ImportError';
+}
+
+function parseJson(path: string, text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new ImportError(`${path}: not valid JSON (${(e as Error).message})`);
+  }
+}
+
+function parseLines(path: string, text: string): unknown[] {
+  return text
+    .split('\n')
+    .map((l, i) => ({ l: l.trim(), i }))
+    .filter(({ l }) => l !== '')
+    .map(({ l, i }) => {
+      try {
+        return JSON.parse(l) as unknown;
+      } catch (e) {
+        throw new ImportError(`${path}:${i + 1}: not valid JSON (${(e as Error).message})`);
+      }
+    });
+}
+
+/** Null (from JSON) back to NaN in a metrics line, as the trainer emits it. */
+const metricsLine = (raw: unknown): StoredMetrics['line'] => {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(raw as Record<string, unknown>)) out[k] = typeof v === 'number' ? v : NaN;
+  return out as StoredMetrics['line'];
+};
+
+function checkSummary(path: string, raw: unknown): RunSummary {
+  const s = raw as Partial<RunSummary> | null;
+  if (
+    !s ||
+    typeof s !== 'object' ||
+    typeof s.test?.successRate !== 'number' ||
+    !s.gate ||
+    typeof s.wallSeconds !== 'number'
+  )
+    throw new ImportError(`${path}: not a RunSummary (expected test.successRate, gate, wallSeconds)`);
+  return s as RunSummary;
+}
+
+const dirOf = (p: string) => (p.includes('/') ? p.slice(0, p.lastIndexOf('/')) : '');
+const baseOf = (p: string) => p.slice(p.lastIndexOf('/') + 1);
+const slug = (label: string) => label.replace(/[^A-Za-z0-9.=-]+/g, '_').replace(/=/g, '-');
+
+/**
+ * Runs from dropped files: every folder holding a config.json is a run (summary.json and the .jsonl logs when
+ * present). A sweep folder's comparison.json gives its runs their points and order (as `npm run sweep` wrote them).
+ */
+export function importRunFolders(files: readonly DroppedFile[], now: number = Date.now()): ImportedRun[] {
+  const byDir = new Map<string, Map<string, string>>();
+  for (const f of files) {
+    const dir = dirOf(f.path);
+    (byDir.get(dir) ?? byDir.set(dir, new Map()).get(dir)!).set(baseOf(f.path), f.text);
+  }
+  const sweeps = new Map<string, { axes: string[]; labels: string[]; queueId: string }>();
+  for (const [dir, fs] of byDir) {
+    const text = fs.get('comparison.json');
+    if (text === undefined) continue;
+    const c = parseJson(`${dir}/comparison.json`, text) as {
+      axes?: Record<string, unknown>;
+      runs?: { label?: string }[];
+    };
+    sweeps.set(dir, {
+      axes: Object.keys(c.axes ?? {}),
+      labels: (c.runs ?? []).map((r) => String(r.label ?? '')),
+      queueId: `import-${dir || 'sweep'}-${now.toString(36)}`,
+    });
+  }
+  const runs: ImportedRun[] = [];
+  let n = 0;
+  for (const [dir, fs] of byDir) {
+    const configText = fs.get('config.json');
+    if (configText === undefined) continue;
+    const where = dir || '(dropped files)';
+    const config = resolveConfig(parseJson(`${where}/config.json`, configText), undefined, `${where}/config.json`);
+    const summaryText = fs.get('summary.json');
+    const summary =
+      summaryText === undefined
+        ? null
+        : checkSummary(`${where}/summary.json`, parseJson(`${where}/summary.json`, summaryText));
+    const id = newRunId(now + n++);
+    const metrics: StoredMetrics[] = [];
+    for (const stage of TRAINED_STAGES) {
+      const t = fs.get(metricsFileFor(stage));
+      if (t === undefined) continue;
+      for (const raw of parseLines(`${where}/${metricsFileFor(stage)}`, t)) {
+        const line = metricsLine(raw);
+        if (Number.isFinite(line.step)) metrics.push({ runId: id, stage, step: line.step, line });
+      }
+    }
+    const events: StoredEvent[] = [];
+    const evText = fs.get('events.jsonl');
+    if (evText !== undefined) {
+      parseLines(`${where}/events.jsonl`, evText).forEach((raw, seq) => {
+        const event = raw as TrainerEvent & { stage?: StageName; step?: number };
+        const stage: StageName =
+          typeof event.stage === 'string' && (STAGE_NAMES as readonly string[]).includes(event.stage)
+            ? event.stage
+            : 'student';
+        events.push({ runId: id, seq, stage, step: typeof event.step === 'number' ? event.step : 0, event });
+      });
+    }
+    const parent = dirOf(dir);
+    const sweep = sweeps.get(parent) ?? null;
+    const folder = baseOf(dir);
+    const labelIndex = sweep ? sweep.labels.findIndex((l) => slug(l) === folder) : -1;
+    const point = sweep ? Object.fromEntries(sweep.axes.map((k) => [k, getConfigValue(config, k)])) : null;
+    const last = metrics.filter((m) => m.stage === 'student').at(-1);
+    const record: RunRecord = {
+      id,
+      createdAt: now + n,
+      updatedAt: now + n,
+      origin: 'import',
+      preset: config.name,
+      overrides: [],
+      seed: config.seed,
+      backendChoice: 'auto',
+      backend: (summary?.backend ?? config.runtime.backend) as RunRecord['backend'],
+      config,
+      status: 'imported',
+      stage: last ? 'student' : null,
+      step: last?.step ?? 0,
+      totalSteps: config.student.steps,
+      point,
+      queueId: sweep?.queueId ?? null,
+      queueIndex: sweep ? (labelIndex >= 0 ? labelIndex : sweep.labels.length + n) : null,
+      label: sweep && labelIndex >= 0 ? (sweep.labels[labelIndex] ?? null) : folder || null,
+      triggerStep: summary?.gate.triggerStep ?? null,
+      checkpoint: null,
+      summary,
+      error: summary?.error ?? null,
+    };
+    runs.push({ record, metrics, events });
+  }
+  if (runs.length === 0)
+    throw new ImportError('no run folder found: drop a folder holding config.json (and metrics.jsonl, summary.json)');
+  return runs;
+}

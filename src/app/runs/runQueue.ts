@@ -1,0 +1,192 @@
+// The run queue: a preset (sweep presets included) × axes × seeds, expanded and ordered by the core's sweep code
+// (expandSweep, runSweep: the same runs, labels, points and temperature matching as `npm run sweep`), run one after
+// another in the training worker, each a stored run. The queue itself is stored after every change, so a reload
+// picks it up: finished runs are kept, an interrupted one resumes from its checkpoint, the rest start fresh.
+import { applyOverrides } from '../../core/experiment/config';
+import type { Preset } from '../../core/experiment/preset';
+import type { RunSummary } from '../../core/experiment/summary';
+import { expandSweep, parseSweepSpec, runSweep, type SweepRun, type SweepSpec } from '../../core/experiment/sweep';
+import type { BackendChoice } from '../worker/protocol';
+import { newRunId } from './runRecord';
+import type { RunRepository, StoredQueue } from './runRepository';
+import type { RunsStore } from './runsStore';
+
+export type QueueItemStatus = 'pending' | 'running' | 'completed' | 'stopped' | 'failed';
+
+export interface QueueItem extends SweepRun {
+  runId: string | null;
+  status: QueueItemStatus;
+}
+
+export interface RunQueue extends StoredQueue {
+  id: string;
+  createdAt: number;
+  preset: string;
+  overrides: string[];
+  backendChoice: BackendChoice;
+  spec: SweepSpec;
+  items: QueueItem[];
+  /** running: goes on after a reload; paused: a run was stopped by hand; done: every run has ended */
+  state: 'running' | 'paused' | 'done';
+}
+
+/** Parse "0,1,2" (seeds) — names the field on error. */
+export function parseSeeds(text: string): number[] {
+  const parts = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  const seeds = parts.map(Number);
+  if (parts.length === 0 || !seeds.every((n) => Number.isSafeInteger(n) && n >= 0))
+    throw new Error(`seeds: expected comma-separated integers ≥ 0, e.g. 0,1,2; got "${text}"`);
+  return seeds;
+}
+
+/** Parse axes, one per line: `student.schedule=adaptive,never` (values as JSON where they parse, as the CLI's --vary). */
+export function parseAxes(text: string): Record<string, unknown[]> {
+  const axes: Record<string, unknown[]> = {};
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    const eq = line.indexOf('=');
+    if (eq <= 0) throw new Error(`axes: "${line}": expected key=v1,v2,… e.g. student.schedule=adaptive,never`);
+    axes[line.slice(0, eq).trim()] = line
+      .slice(eq + 1)
+      .split(',')
+      .map((v) => {
+        try {
+          return JSON.parse(v.trim()) as unknown;
+        } catch {
+          return v.trim();
+        }
+      });
+  }
+  return axes;
+}
+
+/**
+ * A queue as `npm run sweep -- --preset P [--seeds …] [--vary …] [--set …]` would run it: `axes` null keeps the
+ * preset's own axes (and its temperature matching); seeds null keeps the preset's seeds (else 0,1,2).
+ */
+export function createQueue(
+  preset: Preset,
+  overrides: string[],
+  backendChoice: BackendChoice,
+  seeds: number[] | null,
+  axes: Record<string, unknown[]> | null,
+  now: number = Date.now(),
+): RunQueue {
+  const base = applyOverrides(preset.config, overrides);
+  const ownAxes = axes === null;
+  const match = ownAxes ? preset.sweep?.matchTemperature : undefined;
+  const raw = {
+    seeds: seeds ?? preset.sweep?.seeds ?? [0, 1, 2],
+    axes: axes ?? preset.sweep?.axes ?? {},
+    ...(match ? { matchTemperature: match } : {}),
+  };
+  const spec = parseSweepSpec(raw, base, 'queue');
+  const items = expandSweep(base, spec).map((r) => ({ ...r, runId: null, status: 'pending' as const }));
+  return {
+    id: `queue-${newRunId(now)}`,
+    createdAt: now,
+    preset: preset.name,
+    overrides,
+    backendChoice,
+    spec,
+    items,
+    state: 'running',
+  };
+}
+
+export interface QueueProgress {
+  done: number;
+  total: number;
+  /** 0…1 over the whole queue, counting the current run's fraction */
+  fraction: number;
+  /** seconds left (null until something finished) */
+  etaSeconds: number | null;
+}
+
+/** Progress of a queue: ended runs count 1, the current run its fraction of steps; ETA from the elapsed time. */
+export function queueProgress(queue: RunQueue, currentFraction: number, elapsedSeconds: number): QueueProgress {
+  const total = queue.items.length;
+  const done = queue.items.filter((i) => i.status !== 'pending' && i.status !== 'running').length;
+  const running = queue.items.some((i) => i.status === 'running') ? Math.min(1, Math.max(0, currentFraction)) : 0;
+  const fraction = total === 0 ? 1 : (done + running) / total;
+  const etaSeconds =
+    fraction > 0 && fraction < 1 ? (elapsedSeconds / fraction) * (1 - fraction) : fraction >= 1 ? 0 : null;
+  return { done, total, fraction, etaSeconds };
+}
+
+export class QueueRunError extends Error {
+  override name = 'QueueRunError';
+}
+
+/**
+ * Run (or continue) a queue to its end through the runs store; `save` is called after every change. Resolves with
+ * the final queue. A run stopped by hand pauses the queue (as Ctrl-C ends `npm run sweep`).
+ */
+export async function runQueue(
+  queue: RunQueue,
+  repo: RunRepository,
+  runs: RunsStore,
+  save: (q: RunQueue) => Promise<void> | void,
+): Promise<RunQueue> {
+  let q: RunQueue = { ...queue, state: 'running', items: queue.items.map((i) => ({ ...i })) };
+  const update = async (index: number, patch: Partial<QueueItem>) => {
+    q = { ...q, items: q.items.map((it, i) => (i === index ? { ...it, ...patch } : it)) };
+    await repo.putQueue(q);
+    await save(q);
+  };
+  await repo.putQueue(q);
+  const indexOf = (label: string) => q.items.findIndex((i) => i.label === label);
+  const exec = async (run: SweepRun): Promise<RunSummary> => {
+    const index = indexOf(run.label);
+    const item = q.items[index]!;
+    const stored = item.runId ? await repo.getRun(item.runId) : null;
+    if (stored?.summary && stored.status === 'completed') return stored.summary;
+    let runId: string | null;
+    if (stored && stored.checkpoint && stored.status !== 'failed') {
+      runId = stored.id;
+      await update(index, { status: 'running' });
+      await runs.getState().resumeRun(runId);
+    } else {
+      await update(index, { status: 'running' });
+      runId = await runs.getState().startRun({
+        preset: q.preset,
+        overrides: q.overrides,
+        config: run.config,
+        backendChoice: q.backendChoice,
+        point: run.point,
+        queueId: q.id,
+        queueIndex: index,
+        label: run.label,
+      });
+      if (runId === null)
+        throw new QueueRunError(`${run.label}: the run did not start (${runs.getState().error ?? 'unknown reason'})`);
+      await update(index, { runId });
+    }
+    await runs.getState().runEnded();
+    const record = await repo.getRun(runId);
+    const summary = record?.summary ?? null;
+    const status: QueueItemStatus =
+      record?.status === 'completed' ? 'completed' : record?.status === 'stopped' ? 'stopped' : 'failed';
+    await update(index, { status });
+    if (!summary)
+      throw new QueueRunError(`${run.label}: the run ended without a summary (${record?.error ?? 'failed'})`);
+    return summary;
+  };
+  try {
+    await runSweep(q.items, q.spec, exec, { stop: (s) => s.status === 'interrupted' });
+    const stopped = q.items.some((i) => i.status === 'stopped' || i.status === 'pending');
+    q = { ...q, state: stopped ? 'paused' : 'done' };
+  } catch (e) {
+    q = { ...q, state: 'paused' };
+    await repo.putQueue(q);
+    await save(q);
+    throw e;
+  }
+  await repo.putQueue(q);
+  await save(q);
+  return q;
+}

@@ -1,0 +1,148 @@
+// Inside the training worker: writes a run's trainer events to the run repository as they come, in batches
+// (metrics lines and events appended together at most every `flushMs`, and at once on stage changes,
+// checkpoints, the retirement and the end), and keeps the run's record (status, stage, step, trigger step, latest
+// checkpoint, summary) up to date. Storage failures (a full disk) go to `onError`, never silently; the pending
+// rows are kept and retried with the next batch.
+import type { RunSummary } from '../../core/experiment/summary';
+import type { BackendName } from '../../engine/backend';
+import type { StageName, TrainerEvent } from '../../engine/trainer/events';
+import { isTrainedStage, type RunRecord, type StoredEvent, type StoredMetrics } from './runRecord';
+import type { RunRepository } from './runRepository';
+
+export interface RecorderOptions {
+  /** longest wait (ms) between two writes while steps arrive */
+  flushMs?: number;
+  /** ms clock (default Date.now) */
+  now?: () => number;
+  onError?: (error: unknown) => void;
+}
+
+export class RunRecorder {
+  private pendingMetrics: StoredMetrics[] = [];
+  private pendingEvents: StoredEvent[] = [];
+  private lastFlush: number;
+  private writing: Promise<void> = Promise.resolve();
+  private stage: StageName;
+  private step: number;
+  private readonly flushMs: number;
+  private readonly now: () => number;
+
+  private constructor(
+    private readonly repo: RunRepository,
+    private rec: RunRecord,
+    private seq: number,
+    private readonly options: RecorderOptions,
+  ) {
+    this.flushMs = options.flushMs ?? 500;
+    this.now = options.now ?? Date.now;
+    this.lastFlush = this.now();
+    this.stage = rec.stage ?? 'demonstrations';
+    this.step = rec.step;
+  }
+
+  /** A recorder for an existing record (created by the page); continues its event numbering on a resume. */
+  static async open(repo: RunRepository, runId: string, options: RecorderOptions = {}): Promise<RunRecorder> {
+    const record = await repo.getRun(runId);
+    if (!record) throw new Error(`run ${runId} is not in this browser's storage (was it deleted?)`);
+    const events = await repo.events(runId);
+    const seq = events.reduce((m, e) => Math.max(m, e.seq + 1), 0);
+    return new RunRecorder(repo, { ...record, status: 'running', error: null }, seq, options);
+  }
+
+  get current(): RunRecord {
+    return this.rec;
+  }
+
+  setBackend(backend: BackendName): void {
+    this.rec = {
+      ...this.rec,
+      backend,
+      config: { ...this.rec.config, runtime: { ...this.rec.config.runtime, backend } },
+    };
+    this.requestFlush();
+  }
+
+  /** Record one trainer event (synchronous; the write happens in the background). */
+  record(event: TrainerEvent): void {
+    const r = this.rec;
+    switch (event.type) {
+      case 'step':
+        this.stage = event.stage;
+        this.step = event.step;
+        this.rec = { ...r, stage: event.stage, step: event.step, totalSteps: event.totalSteps };
+        if (isTrainedStage(event.stage))
+          this.pendingMetrics.push({ runId: r.id, stage: event.stage, step: event.step, line: event.metrics });
+        break;
+      case 'stage':
+        if (event.status === 'start') {
+          this.stage = event.stage;
+          this.step = 0;
+          this.rec = { ...r, stage: event.stage, step: 0, totalSteps: event.totalSteps };
+        }
+        break;
+      case 'retirement':
+        this.rec = { ...r, triggerStep: event.triggerStep };
+        break;
+      case 'checkpoint':
+        this.rec = { ...r, checkpoint: event.name };
+        break;
+      case 'done':
+        this.finish(event.summary);
+        return;
+      default:
+        break;
+    }
+    if (event.type !== 'step') {
+      // a checkpoint taken after step s of a stage belongs to (stage, s); stage events to step 0
+      const step = event.type === 'checkpoint' ? event.step : this.step;
+      const stage = event.type === 'checkpoint' ? event.stage : this.stage;
+      this.pendingEvents.push({ runId: r.id, seq: this.seq++, stage, step, event });
+    }
+    const urgent = event.type !== 'step';
+    if (urgent || this.pendingMetrics.length >= 200 || this.now() - this.lastFlush >= this.flushMs) this.requestFlush();
+  }
+
+  private finish(summary: RunSummary): void {
+    const status =
+      summary.status === 'completed' ? 'completed' : summary.status === 'interrupted' ? 'stopped' : 'failed';
+    this.rec = {
+      ...this.rec,
+      status,
+      summary,
+      error: summary.error,
+      triggerStep: summary.gate.triggerStep,
+    };
+    this.requestFlush();
+  }
+
+  /** The run ended without a summary (the backend did not start, the trainer threw). */
+  fail(message: string): Promise<void> {
+    this.rec = { ...this.rec, status: 'failed', error: message };
+    return this.flush();
+  }
+
+  private requestFlush(): void {
+    void this.flush();
+  }
+
+  /** Write what is pending (serialised: one write at a time, in order). Resolves once it is stored or reported. */
+  flush(): Promise<void> {
+    this.lastFlush = this.now();
+    this.writing = this.writing.then(async () => {
+      const metrics = this.pendingMetrics;
+      const events = this.pendingEvents;
+      this.pendingMetrics = [];
+      this.pendingEvents = [];
+      try {
+        await this.repo.append(metrics, events);
+        await this.repo.putRun({ ...this.rec, updatedAt: this.now() });
+      } catch (e) {
+        // keep the rows for the next batch (unless the next batch has them already)
+        this.pendingMetrics = [...metrics, ...this.pendingMetrics];
+        this.pendingEvents = [...events, ...this.pendingEvents];
+        this.options.onError?.(e);
+      }
+    });
+    return this.writing;
+  }
+}

@@ -1,0 +1,137 @@
+// Where the tab's runs live. One interface, two implementations: IndexedDB in the page and the training worker
+// (idbRunRepository.ts) and this in-memory one for tests in Node. Checkpoint files have their own store behind the
+// engine's CheckpointStorage (checkpointStore below), keyed by run.
+import type { CheckpointFiles } from '../../engine/trainer/checkpoint';
+import type { StageName } from '../../engine/trainer/events';
+import { STAGE_NAMES } from '../../engine/trainer/events';
+import type { RunRecord, StoredEvent, StoredMetrics, TrainedStage } from './runRecord';
+import { TRAINED_STAGES } from './runRecord';
+
+/** The queue persisted between reloads (runQueue.ts owns its shape). */
+export interface StoredQueue {
+  id: string;
+  [key: string]: unknown;
+}
+
+export interface RunRepository {
+  putRun(record: RunRecord): Promise<void>;
+  getRun(id: string): Promise<RunRecord | null>;
+  listRuns(): Promise<RunRecord[]>;
+  /** append metrics lines and events (one transaction: both or neither) */
+  append(metrics: readonly StoredMetrics[], events: readonly StoredEvent[]): Promise<void>;
+  metrics(runId: string, stage?: TrainedStage): Promise<StoredMetrics[]>;
+  events(runId: string): Promise<StoredEvent[]>;
+  /**
+   * Before resuming from a checkpoint taken after `step` steps of `stage`: drop that stage's lines and events after
+   * `step` and everything of later stages, so the resumed log holds each step once (as the CLI's truncateForResume).
+   */
+  truncateAfter(runId: string, stage: StageName, step: number): Promise<void>;
+  /** the run, its lines, events and checkpoints */
+  deleteRun(id: string): Promise<void>;
+  checkpoints(runId: string): RunCheckpointStore;
+  putQueue(queue: StoredQueue): Promise<void>;
+  listQueues(): Promise<StoredQueue[]>;
+  deleteQueue(id: string): Promise<void>;
+}
+
+/** The checkpoint side of a run (the engine's CheckpointStorage). */
+export interface RunCheckpointStore {
+  write(name: string, files: CheckpointFiles): Promise<void>;
+  read(name: string): Promise<CheckpointFiles | null>;
+  latest(): Promise<string | null>;
+  list(): Promise<string[]>;
+  remove(name: string): Promise<void>;
+}
+
+const stageIndex = (s: StageName) => STAGE_NAMES.indexOf(s);
+
+/** Whether a row at (rowStage, rowStep) comes after a checkpoint taken after `step` steps of `stage`. */
+export function isAfterCheckpoint(rowStage: StageName, rowStep: number, stage: StageName, step: number): boolean {
+  const a = stageIndex(rowStage);
+  const b = stageIndex(stage);
+  return a > b || (a === b && rowStep > step);
+}
+
+const copyFiles = (f: CheckpointFiles): CheckpointFiles => new Map([...f].map(([k, v]) => [k, v.slice()]));
+
+/** Everything in memory (tests; a page where IndexedDB is unavailable falls back to it too). */
+export class MemoryRunRepository implements RunRepository {
+  private readonly runs = new Map<string, RunRecord>();
+  private lines: StoredMetrics[] = [];
+  private evs: StoredEvent[] = [];
+  private readonly ckpts = new Map<string, { files: Map<string, CheckpointFiles>; latest: string | null }>();
+  private readonly queues = new Map<string, StoredQueue>();
+
+  async putRun(record: RunRecord): Promise<void> {
+    this.runs.set(record.id, structuredClone(record));
+  }
+  async getRun(id: string): Promise<RunRecord | null> {
+    const r = this.runs.get(id);
+    return r ? structuredClone(r) : null;
+  }
+  async listRuns(): Promise<RunRecord[]> {
+    return [...this.runs.values()].map((r) => structuredClone(r)).sort((a, b) => a.createdAt - b.createdAt);
+  }
+  async append(metrics: readonly StoredMetrics[], events: readonly StoredEvent[]): Promise<void> {
+    for (const m of metrics) {
+      // a (run, stage, step) row is unique, as the IndexedDB key makes it
+      this.lines = this.lines.filter((l) => !(l.runId === m.runId && l.stage === m.stage && l.step === m.step));
+      this.lines.push(structuredClone(m));
+    }
+    for (const e of events) this.evs.push(structuredClone(e));
+  }
+  async metrics(runId: string, stage?: TrainedStage): Promise<StoredMetrics[]> {
+    return this.lines
+      .filter((l) => l.runId === runId && (stage === undefined || l.stage === stage))
+      .sort((a, b) => TRAINED_STAGES.indexOf(a.stage) - TRAINED_STAGES.indexOf(b.stage) || a.step - b.step)
+      .map((l) => structuredClone(l));
+  }
+  async events(runId: string): Promise<StoredEvent[]> {
+    return this.evs
+      .filter((e) => e.runId === runId)
+      .sort((a, b) => a.seq - b.seq)
+      .map((e) => structuredClone(e));
+  }
+  async truncateAfter(runId: string, stage: StageName, step: number): Promise<void> {
+    this.lines = this.lines.filter((l) => l.runId !== runId || !isAfterCheckpoint(l.stage, l.step, stage, step));
+    this.evs = this.evs.filter((e) => e.runId !== runId || !isAfterCheckpoint(e.stage, e.step, stage, step));
+  }
+  async deleteRun(id: string): Promise<void> {
+    this.runs.delete(id);
+    this.lines = this.lines.filter((l) => l.runId !== id);
+    this.evs = this.evs.filter((e) => e.runId !== id);
+    this.ckpts.delete(id);
+  }
+  checkpoints(runId: string): RunCheckpointStore {
+    const slot = () => {
+      let s = this.ckpts.get(runId);
+      if (!s) this.ckpts.set(runId, (s = { files: new Map(), latest: null }));
+      return s;
+    };
+    return {
+      write: async (name, files) => {
+        slot().files.set(name, copyFiles(files));
+        slot().latest = name;
+      },
+      read: async (name) => {
+        const f = slot().files.get(name);
+        return f ? copyFiles(f) : null;
+      },
+      latest: async () => slot().latest,
+      list: async () => [...slot().files.keys()].sort(),
+      remove: async (name) => {
+        slot().files.delete(name);
+        if (slot().latest === name) slot().latest = null;
+      },
+    };
+  }
+  async putQueue(queue: StoredQueue): Promise<void> {
+    this.queues.set(queue.id, structuredClone(queue));
+  }
+  async listQueues(): Promise<StoredQueue[]> {
+    return [...this.queues.values()].map((q) => structuredClone(q));
+  }
+  async deleteQueue(id: string): Promise<void> {
+    this.queues.delete(id);
+  }
+}

@@ -1,0 +1,59 @@
+// A run's gate and OPD settings as Hydra overrides for the public RetireOPD code (verl; github.com/Stars1233/SDAR,
+// examples/retireopd_trainer/run_*.sh and verl/trainer/ppo/retire_opd.py), so the same ablation can run on a
+// cluster and its log come back through the replay view. Key names are theirs:
+//   student.lambdaOpd                → +algorithm.opd.opd_coef
+//   S_T (the run's measured teacher) → +algorithm.opd.teacher_performance
+//   student.gate.windowSize (W)      → +algorithm.opd.retirement_window_size and trainer.test_freq (validation
+//                                      every W steps, as their scripts set it)
+//   student.gate.alignmentThreshold  → +algorithm.opd.alignment_threshold (δ)
+//   student.gate.competenceThreshold → +algorithm.opd.competence_threshold (γ)
+//   student.gate.denominatorEpsilon  → +algorithm.opd.denominator_epsilon
+//   student.validationMetric         → +algorithm.opd.success_metric (val/success_rate | val/reward_mean)
+//   student.grpo.groupSize           → env.rollout.n
+//   student.grpo.learningRate        → actor_rollout_ref.actor.optim.lr (the lab's rate is for a tiny model: a
+//                                      comment says so; their scripts use 1e-6 for 3B models)
+//   env.invalidActionPenalty         → actor_rollout_ref.actor.invalid_action_penalty_coef
+// Schedules: adaptive → verl.trainer.main_retire_opd_trainer; never → verl.trainer.main_grpo_opd_trainer (OPD all
+// along); none → plain GRPO (no +algorithm.opd keys); fixed/linear/single-criterion gates have no counterpart there.
+import type { ExperimentConfig } from '../../core/experiment/config';
+
+export function verlSnippet(config: ExperimentConfig, teacherPerformance: number | null): string {
+  const s = config.student;
+  const g = s.gate;
+  const entry =
+    s.schedule === 'adaptive'
+      ? 'verl.trainer.main_retire_opd_trainer'
+      : s.schedule === 'never'
+        ? 'verl.trainer.main_grpo_opd_trainer'
+        : s.schedule === 'none'
+          ? 'verl.trainer.main_ppo (plain GRPO: algorithm.adv_estimator=grpo)'
+          : null;
+  const out: string[] = [
+    `# RetireLab run "${config.name}" seed ${config.seed}: schedule ${s.schedule}, λ_opd ${s.lambdaOpd}`,
+    entry
+      ? `# python3 -m ${entry} \\`
+      : `# schedule ${s.schedule} has no counterpart in the RetireOPD code (adaptive, never and none do)`,
+  ];
+  const common = [
+    `env.rollout.n=${s.grpo.groupSize}`,
+    `actor_rollout_ref.actor.invalid_action_penalty_coef=${config.env.invalidActionPenalty}`,
+    `# actor_rollout_ref.actor.optim.lr=${s.grpo.learningRate}  (the lab's rate for a tiny model; their 3B scripts use 1e-6)`,
+  ];
+  if (s.schedule === 'none') return [...out, ...common].join('\n') + '\n';
+  out.push(`+algorithm.opd.opd_coef=${s.lambdaOpd}`);
+  if (s.schedule === 'adaptive') {
+    out.push(
+      teacherPerformance !== null && teacherPerformance > 0
+        ? `+algorithm.opd.teacher_performance=${teacherPerformance}`
+        : '+algorithm.opd.teacher_performance=<S_T of your teacher: its validation success rate>',
+      `+algorithm.opd.retirement_window_size=${g.windowSize}`,
+      `trainer.test_freq=${g.windowSize}`,
+      `+algorithm.opd.alignment_threshold=${g.alignmentThreshold}`,
+      `+algorithm.opd.competence_threshold=${g.competenceThreshold}`,
+      `+algorithm.opd.denominator_epsilon=${g.denominatorEpsilon}`,
+      `+algorithm.opd.success_metric=val/${s.validationMetric}`,
+    );
+  }
+  out.push('+algorithm.opd.teacher_model_path=<your teacher checkpoint>');
+  return [...out, ...common].join('\n') + '\n';
+}

@@ -1,0 +1,39 @@
+// The training worker's side of a stored run: the recorder that saves its events, the IndexedDB checkpoint storage
+// the trainer writes to, and for a resume the decoded latest checkpoint (validated against the run's config, as the
+// CLI's --resume does) after the stored lines past it were dropped.
+import type { ExperimentConfig } from '../../core/experiment/config';
+import { decodeCheckpoint, type CheckpointContent, type CheckpointStorage } from '../../engine/trainer/checkpoint';
+import { parseTrainerState, type TrainerState } from '../../engine/trainer/trainerState';
+import type { RunRepository } from './runRepository';
+import { RunRecorder } from './runRecorder';
+
+export interface WorkerPersistence {
+  recorder: RunRecorder;
+  storage: CheckpointStorage;
+  resume: CheckpointContent<TrainerState> | null;
+}
+
+export class ResumeError extends Error {
+  override name = 'ResumeError';
+}
+
+export async function openWorkerPersistence(
+  repo: RunRepository,
+  runId: string,
+  config: ExperimentConfig,
+  resume: boolean,
+  onError: (error: unknown) => void,
+): Promise<WorkerPersistence> {
+  const storage = repo.checkpoints(runId);
+  let content: CheckpointContent<TrainerState> | null = null;
+  if (resume) {
+    const name = await storage.latest();
+    if (!name) throw new ResumeError(`run ${runId}: no checkpoint to resume from (it stopped before its first one)`);
+    const files = await storage.read(name);
+    if (!files) throw new ResumeError(`run ${runId}: checkpoint ${name} is missing from browser storage`);
+    content = decodeCheckpoint(files, (raw) => parseTrainerState(raw, config));
+    await repo.truncateAfter(runId, content.state.stage, content.state.step);
+  }
+  const recorder = await RunRecorder.open(repo, runId, { onError });
+  return { recorder, storage, resume: content };
+}

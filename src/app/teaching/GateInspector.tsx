@@ -1,0 +1,100 @@
+// The gate inspector: the timeline, then one row per evaluated window — index, end step, K̄ₘ, previous K̄,
+// ρ against δ, S and S_prev, η against γ, whether the criterion was valid (and why not), the decision and the reason
+// in words. The rows come from src/core/gateInspection.ts, which reads the gate's own evaluations (a live run's
+// events or a replay's evaluation lines). Test ids: `gate-window-row` with data-window-index, data-step and
+// data-retired="true" on the row where the teacher retires.
+import { formatGateNumber as f, type InspectionRow } from '../../core/gateInspection';
+import { ExplainButton } from './ExplainButton';
+import { GateTimeline, type TimelineProps } from './GateTimeline';
+import './teaching.css';
+
+export interface GateInspectorProps extends Omit<TimelineProps, 'rows'> {
+  rows: readonly InspectionRow[];
+  delta: number;
+  gamma: number;
+}
+
+const INVALID_WORDS = {
+  'no-previous-window': 'no previous window',
+  'previous-near-zero': '|prev| ≤ ε',
+  'not-finite': 'not finite',
+} as const;
+
+export function GateInspector({ rows, delta, gamma, ...timeline }: GateInspectorProps) {
+  return (
+    <section className="gate-inspector" aria-label="gate inspector">
+      <h3>
+        Gate inspector <ExplainButton id="gate_decision" />
+      </h3>
+      <GateTimeline rows={rows} {...timeline} />
+      {rows.length === 0 ? (
+        <p className="muted">No window evaluated yet: the gate needs W gaps, then a validation.</p>
+      ) : (
+        <div className="table-wrap">
+          <table aria-label="gate decisions" className="inspector-table">
+            <thead>
+              <tr>
+                <th>window</th>
+                <th>end step</th>
+                <th>val step</th>
+                <th>
+                  K̄ₘ <ExplainButton id="k_window_mean" />
+                </th>
+                <th>prev K̄</th>
+                <th>
+                  ρ vs δ = {f(delta)} <ExplainButton id="alignment_progress" />
+                </th>
+                <th>S</th>
+                <th>S_prev</th>
+                <th>
+                  η vs γ = {f(gamma)} <ExplainButton id="competence_ratio" />
+                </th>
+                <th>
+                  valid <ExplainButton id="criterion_valid" />
+                </th>
+                <th>decision</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((r) => [
+                <tr
+                  key={r.windowIndex}
+                  data-testid="gate-window-row"
+                  data-window-index={r.windowIndex}
+                  data-step={r.step}
+                  data-retired={r.decision === 'retire' ? 'true' : 'false'}
+                  data-rho={r.alignmentProgress ?? ''}
+                  data-eta={r.competenceRatio ?? ''}
+                  className={`decision-${r.decision}`}
+                >
+                  <td>{r.windowIndex}</td>
+                  <td>{r.windowEndStep}</td>
+                  <td>{r.step}</td>
+                  <td>{f(r.kWindowMean)}</td>
+                  <td>{f(r.previousKWindowMean)}</td>
+                  <td className={r.aligned === null ? '' : r.aligned ? 'met' : 'unmet'}>
+                    {f(r.alignmentProgress)}
+                    {r.aligned === null ? '' : r.aligned ? ' ≤ δ' : ' > δ'}
+                  </td>
+                  <td>{f(r.studentPerformance)}</td>
+                  <td>{f(r.previousPerformance)}</td>
+                  <td className={r.competent === null ? '' : r.competent ? 'met' : 'unmet'}>
+                    {f(r.competenceRatio)}
+                    {r.competent === null ? '' : r.competent ? ' ≥ γ' : ' < γ'}
+                  </td>
+                  <td>{r.valid ? 'yes' : `no (${INVALID_WORDS[r.invalidReason ?? 'not-finite']})`}</td>
+                  <td>
+                    <strong>{r.decision === 'retire' ? 'RETIRE' : r.decision === 'keep' ? 'keep' : 'retired'}</strong>
+                  </td>
+                </tr>,
+                <tr key={`${r.windowIndex}-reason`} className="reason-row" data-testid="gate-window-reason">
+                  <td colSpan={11}>{r.reason}</td>
+                </tr>,
+              ])}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,53 @@
+// Teaching panels for the run in the Train view: the gate inspector over the run's own gate events and the what-if
+// sliders over its student log (the run's metrics.jsonl, replayed as `npm run replay` would). Shown once the student
+// stage has an S_T; the trajectory viewer while a run is going (it samples the held run).
+import { useDeferredValue, useMemo } from 'react';
+import { useRun } from '../train/runStoreInstance';
+import { GateInspector } from './GateInspector';
+import { inspectLiveRun } from './inspectionModel';
+import { WhatIfPanel } from './WhatIfPanel';
+import { TrajectoryViewer } from './TrajectoryViewer';
+import { isActive } from '../worker/runState';
+
+export function LiveTeachingPanel() {
+  const state = useRun((s) => s);
+  // the inspector follows the run without slowing it: React may skip intermediate states
+  const deferred = useDeferredValue(state);
+  const held = deferred.status === 'paused' || deferred.status === 'completed' || deferred.status === 'stopped';
+  const inspection = useMemo(() => {
+    try {
+      return { ok: true as const, value: inspectLiveRun(deferred, held) };
+    } catch (e) {
+      return { ok: false as const, error: e instanceof Error ? e.message : String(e) };
+    }
+  }, [deferred, held]);
+  // probes are answered while the run is held before a rollout: in the teacher and student stages
+  const probeable = state.status === 'paused' && (state.stage === 'teacher' || state.stage === 'student');
+  const viewer = isActive(state.status) ? <TrajectoryViewer held={probeable} /> : null;
+  if (!inspection.ok) return <p className="error">{inspection.error}</p>;
+  const i = inspection.value;
+  if (!i) return viewer;
+  return (
+    <section className="live-teaching" aria-label="gate of this run">
+      <GateInspector
+        rows={i.rows}
+        delta={i.config.alignment_threshold}
+        gamma={i.config.competence_threshold}
+        windowEnds={i.windowEnds}
+        validationSteps={i.validationSteps}
+        lastStep={i.lastStep}
+      />
+      {i.whatIf ? (
+        <WhatIfPanel key={`${state.runId}-${i.lastStep}`} sources={i.whatIf.sources} options={i.whatIf.options} />
+      ) : !held ? (
+        <p className="muted">Pause the run (or let it finish) to try the what-if sliders on its log so far.</p>
+      ) : (
+        <p className="muted">
+          The what-if needs a gated schedule (adaptive, alignment-only, competence-only); this run’s schedule does not
+          depend on the log.
+        </p>
+      )}
+      {viewer}
+    </section>
+  );
+}

@@ -1,0 +1,90 @@
+// From what a view holds to the gate inspector's rows: a replay's result and options, or a live run's state (its
+// gate evaluation events, config and S_T from the run's own retire_opd/* metrics). Pure; no React.
+import { parseGateConfig, type GateConfig } from '../../core/gateConfig';
+import { inspectGate, type InspectionRow } from '../../core/gateInspection';
+import type { GateRule } from '../../core/retirementGate';
+import type { ReplayOptions, ReplayResult, ReplaySchedule } from '../../core/replay/gateReplay';
+import type { LogSource } from '../../core/replay/logRecords';
+import { metricsJsonl, replaySettingsFor } from '../train/runExport';
+import { settingsToOptions } from '../replay/replayModel';
+import type { RunState } from '../worker/runState';
+
+export function ruleOfSchedule(schedule: string): GateRule {
+  switch (schedule as ReplaySchedule) {
+    case 'adaptive':
+      return 'alignment-and-competence';
+    case 'alignment-only':
+      return 'alignment-only';
+    case 'competence-only':
+      return 'competence-only';
+    default:
+      return 'observe-only';
+  }
+}
+
+export interface Inspection {
+  rows: InspectionRow[];
+  config: GateConfig;
+  rule: GateRule;
+}
+
+export function inspectReplay(result: ReplayResult, options: ReplayOptions): Inspection {
+  const config = parseGateConfig({ opd_coef: 1, ...options.gate });
+  const rule = ruleOfSchedule(options.schedule ?? 'adaptive');
+  return { rows: inspectGate(result.evaluations, config, rule), config, rule };
+}
+
+/** S_T as the run logged it (retire_opd/teacher_performance of its latest student step), or null before. */
+export function liveTeacherPerformance(state: RunState): number | null {
+  if (state.summary?.teacherPerformance != null) return state.summary.teacherPerformance;
+  if (state.retirement) return state.retirement.teacherPerformance;
+  const last = state.steps.student[state.steps.student.length - 1];
+  const v = last?.['retire_opd/teacher_performance'];
+  return typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : null;
+}
+
+export interface LiveInspection extends Inspection {
+  windowEnds: number[];
+  validationSteps: number[];
+  lastStep: number;
+  /** the run's student log and the replay options equal to its gate, for the what-if; null for non-gated schedules */
+  whatIf: { sources: LogSource[]; options: ReplayOptions } | null;
+}
+
+/**
+ * The inspector for a live (or finished) run; null before the student stage has a config and an S_T. The what-if's
+ * log (the whole student metrics.jsonl) is built only when asked for.
+ */
+export function inspectLiveRun(state: RunState, withWhatIf = true): LiveInspection | null {
+  const cfg = state.config;
+  const sT = liveTeacherPerformance(state);
+  if (!cfg || sT === null) return null;
+  const g = cfg.student.gate;
+  const config = parseGateConfig({
+    opd_coef: cfg.student.lambdaOpd,
+    teacher_performance: sT,
+    window_size: g.windowSize,
+    alignment_threshold: g.alignmentThreshold,
+    competence_threshold: g.competenceThreshold,
+    denominator_epsilon: g.denominatorEpsilon,
+  });
+  const rule = ruleOfSchedule(cfg.student.schedule);
+  const student = state.steps.student;
+  const validationSteps = student
+    .filter((l) => typeof l['val/success_rate'] === 'number' && Number.isFinite(l['val/success_rate']))
+    .map((l) => l.step);
+  const settings = withWhatIf ? replaySettingsFor(cfg, sT) : null;
+  const text = settings ? metricsJsonl(student) : '';
+  return {
+    rows: inspectGate(state.evaluations, config, rule),
+    config,
+    rule,
+    windowEnds: state.windows.map((w) => w.step),
+    validationSteps,
+    lastStep: student[student.length - 1]?.step ?? 0,
+    whatIf:
+      settings && text !== ''
+        ? { sources: [{ name: `${cfg.name}-metrics.jsonl`, text }], options: settingsToOptions(settings) }
+        : null,
+  };
+}

@@ -1,0 +1,140 @@
+import { describe, expect, it } from 'vitest';
+import { applyOverrides } from '../../src/core/experiment/config';
+import { compareRuns, formatComparisonTable } from '../../src/core/experiment/sweep';
+import {
+  comparisonCsv,
+  comparisonMarkdown,
+  emaSmooth,
+  groupByPoint,
+  markdownCells,
+  meanBand,
+  pointOf,
+  variedKeys,
+} from '../../src/app/runs/comparison';
+import type { RunRecord } from '../../src/app/runs/runRecord';
+import { CONFIG, summary } from './runFixtures';
+
+function record(
+  id: string,
+  overrides: string[],
+  seed: number,
+  success: number,
+  extra: Partial<RunRecord> = {},
+): RunRecord {
+  const config = applyOverrides({ ...CONFIG, seed }, overrides);
+  const s = { ...summary('completed', 10), seed };
+  return {
+    id,
+    createdAt: Number(id.replace(/\D/g, '')),
+    updatedAt: 0,
+    origin: 'tab',
+    preset: 'unit',
+    overrides,
+    seed,
+    backendChoice: 'wasm',
+    backend: 'wasm',
+    config,
+    status: 'completed',
+    stage: 'evaluation',
+    step: 0,
+    totalSteps: 0,
+    point: null,
+    queueId: null,
+    queueIndex: null,
+    label: null,
+    triggerStep: 10,
+    checkpoint: null,
+    summary: { ...s, test: { ...s.test, successRate: success }, wallSeconds: 10 + seed },
+    error: null,
+    ...extra,
+  };
+}
+
+describe('comparing stored runs', () => {
+  const runs = [
+    record('r1', ['student.schedule=never'], 0, 0.5),
+    record('r2', [], 0, 0.25),
+    record('r3', ['student.schedule=never'], 1, 0.75),
+    record('r4', [], 1, 0.5),
+  ];
+
+  it('finds the varied key (not the seed) and each run’s point', () => {
+    expect(variedKeys(runs)).toEqual(['student.schedule']);
+    expect(pointOf(runs[0]!, ['student.schedule'])).toEqual({ 'student.schedule': 'never' });
+    expect(pointOf({ ...runs[0]!, point: { 'x.y': 1 } }, ['student.schedule'])).toEqual({ 'x.y': 1 });
+    expect(groupByPoint(runs, ['student.schedule']).map((g) => [g.label, g.runs.map((r) => r.id)])).toEqual([
+      ['student.schedule=never', ['r1', 'r3']],
+      ['student.schedule=adaptive', ['r2', 'r4']],
+    ]);
+  });
+
+  it('writes the same Markdown table as the sweep CLI for the same summaries and points', () => {
+    const expected = formatComparisonTable(
+      compareRuns([
+        { point: { 'student.schedule': 'never' }, summary: runs[0]!.summary! },
+        { point: { 'student.schedule': 'adaptive' }, summary: runs[1]!.summary! },
+        { point: { 'student.schedule': 'never' }, summary: runs[2]!.summary! },
+        { point: { 'student.schedule': 'adaptive' }, summary: runs[3]!.summary! },
+      ]),
+    );
+    expect(comparisonMarkdown(runs)).toBe(expected);
+    // never: 50 %, 75 % → mean 62.5, sample std 17.7; adaptive: 25 %, 50 % → 37.5 ± 17.7
+    expect(expected).toContain('| never | 2 | 62.5 ± 17.7 | 10, 10 | 10.0 | 10.5 |');
+    expect(expected).toContain('| adaptive | 2 | 37.5 ± 17.7 | 10, 10 | 10.0 | 10.5 |');
+  });
+
+  it('keeps a queue’s order (its runs by queue place), and leaves out runs without a summary', () => {
+    const q = [
+      record('r9', ['student.schedule=never'], 0, 0.5, {
+        queueId: 'q',
+        queueIndex: 1,
+        point: { 'student.schedule': 'never' },
+      }),
+      record('r8', [], 0, 0.25, { queueId: 'q', queueIndex: 0, point: { 'student.schedule': 'adaptive' } }),
+      record('r7', [], 3, 0.25, { summary: null, status: 'failed' }),
+    ];
+    const rows = markdownCells(comparisonMarkdown(q));
+    expect(rows.map((r) => r[0])).toEqual(['student.schedule', 'adaptive', 'never']);
+  });
+
+  it('gives the table as CSV with the Markdown cells', () => {
+    const csv = comparisonCsv(runs).split(/\r?\n/);
+    expect(csv[0]).toBe(
+      'student.schedule,seeds,test success % (mean ± std),trigger step,teacher forwards saved,wall s',
+    );
+    expect(csv[1]).toBe('never,2,62.5 ± 17.7,"10, 10",10.0,10.5');
+  });
+
+  it('smooths as TensorBoard does: a debiased exponential moving average', () => {
+    const pts = [
+      { x: 1, y: 1 },
+      { x: 2, y: 3 },
+      { x: 3, y: 0 },
+    ];
+    // w = 0.5: last = 0.5, 1.75, 0.875; debias 1 − 0.5^n = 0.5, 0.75, 0.875 → 1, 7/3, 1
+    const s = emaSmooth(pts, 0.5);
+    expect(s.map((p) => p.x)).toEqual([1, 2, 3]);
+    expect(s[0]!.y).toBeCloseTo(1, 12);
+    expect(s[1]!.y).toBeCloseTo(7 / 3, 12);
+    expect(s[2]!.y).toBeCloseTo(1, 12);
+    expect(emaSmooth(pts, 0)).toEqual(pts);
+  });
+
+  it('draws mean ± sample std per step over seeds, using the runs that have the step', () => {
+    const band = meanBand([
+      [
+        { x: 1, y: 1 },
+        { x: 2, y: 2 },
+      ],
+      [
+        { x: 1, y: 3 },
+        { x: 3, y: 5 },
+      ],
+    ]);
+    expect(band).toEqual([
+      { x: 1, mean: 2, std: Math.SQRT2, band: [2 - Math.SQRT2, 2 + Math.SQRT2], runs: 2 },
+      { x: 2, mean: 2, std: 0, band: [2, 2], runs: 1 },
+      { x: 3, mean: 5, std: 0, band: [5, 5], runs: 1 },
+    ]);
+  });
+});

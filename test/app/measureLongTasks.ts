@@ -1,0 +1,70 @@
+// Main-thread long tasks while a run trains, on the production build (what users get: React without its
+// development checks, which under a DevTools-protocol client such as Playwright cost far more than in real use).
+// A measurement to report, not a test:  npx tsx test/app/measureLongTasks.ts [preset] [backend]
+// Builds the app into a temp folder, serves it with `vite preview`, opens #train?preset=…&backend=…, starts a run
+// and prints the PerformanceObserver('longtask') entries from the click on Start until the run completes.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build, preview } from 'vite';
+import { launchChromium } from '../support/chromium';
+import { ROOT } from './appServer';
+
+const preset = process.argv[2] ?? 'smoke';
+const backend = process.argv[3] ?? 'wasm';
+const outDir = mkdtempSync(join(tmpdir(), 'retirelab-build-'));
+try {
+  await build({
+    root: ROOT,
+    configFile: join(ROOT, 'vite.config.ts'),
+    logLevel: 'error',
+    build: { outDir, emptyOutDir: true },
+  });
+  const server = await preview({
+    root: ROOT,
+    configFile: join(ROOT, 'vite.config.ts'),
+    logLevel: 'error',
+    build: { outDir },
+    preview: { port: 0, host: '127.0.0.1' },
+  });
+  const address = server.httpServer.address();
+  if (!address || typeof address === 'string') throw new Error('vite preview has no port');
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage();
+    page.setDefaultTimeout(300_000);
+    await page.addInitScript(() => {
+      const w = window as unknown as { __longTasks: number[] };
+      w.__longTasks = [];
+      new PerformanceObserver((list) => {
+        for (const e of list.getEntries()) w.__longTasks.push(e.duration);
+      }).observe({ type: 'longtask', buffered: true });
+    });
+    await page.goto(`http://127.0.0.1:${address.port}/#train?preset=${preset}&backend=${backend}`);
+    await page.getByTestId('run-start').and(page.locator(':not([disabled])')).waitFor();
+    await page.evaluate(() => ((window as unknown as { __longTasks: number[] }).__longTasks = []));
+    const t0 = Date.now();
+    await page.getByTestId('run-start').click();
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid=run-status]')?.textContent === 'completed',
+      null,
+      { polling: 250, timeout: 1_800_000 },
+    );
+    const seconds = (Date.now() - t0) / 1000;
+    const tasks = await page.evaluate(() => (window as unknown as { __longTasks: number[] }).__longTasks);
+    const sorted = [...tasks].sort((a, b) => b - a);
+    console.log(
+      `${preset} on ${backend}, production build: run ${seconds.toFixed(1)} s; main-thread long tasks (> 50 ms): ` +
+        `${tasks.length}, longest ${(sorted[0] ?? 0).toFixed(0)} ms, total ${tasks.reduce((a, b) => a + b, 0).toFixed(0)} ms; ` +
+        `the ten longest: ${sorted
+          .slice(0, 10)
+          .map((d) => d.toFixed(0))
+          .join(', ')}`,
+    );
+  } finally {
+    await browser.close();
+    await new Promise<void>((resolve) => server.httpServer.close(() => resolve()));
+  }
+} finally {
+  rmSync(outDir, { recursive: true, force: true });
+}

@@ -1,0 +1,192 @@
+import { describe, expect, it } from 'vitest';
+import { getConfigValue } from '../../src/core/experiment/config';
+import { loadPreset, PRESET_NAMES } from '../../src/core/experiment/preset';
+import { compareRuns, expandSweep, formatComparisonTable } from '../../src/core/experiment/sweep';
+import { comparisonMarkdown } from '../../src/app/runs/comparison';
+import { MemoryRunRepository } from '../../src/app/runs/runRepository';
+import { RunRecorder } from '../../src/app/runs/runRecorder';
+import { createQueue, parseAxes, parseSeeds, queueProgress, runQueue } from '../../src/app/runs/runQueue';
+import { createRunsStore } from '../../src/app/runs/runsStore';
+import type { WorkerRequest, WorkerResponse } from '../../src/app/worker/protocol';
+import { createRunStore, type WorkerLike } from '../../src/app/worker/runStore';
+import type { TrainerEvent } from '../../src/engine/trainer/events';
+import { lookupPreset } from '../support/presets';
+import { summary } from './runFixtures';
+import { freshRecord } from './runRecordFixtures';
+
+/** Test success a fake run reports: depends on the schedule and the seed, so the table has something to show. */
+const fakeSuccess = (schedule: string, seed: number) => (schedule.length % 5) / 5 + seed / 100;
+
+/** A worker stand-in that behaves like the real one towards storage: records its events, then replies. */
+class RecordingWorker implements WorkerLike {
+  onmessage: ((event: MessageEvent<WorkerResponse>) => void) | null = null;
+  onerror: ((event: ErrorEvent) => void) | null = null;
+  constructor(
+    private readonly repo: MemoryRunRepository,
+    readonly starts: WorkerRequest[],
+  ) {}
+  postMessage(message: WorkerRequest): void {
+    if (message.type === 'start') {
+      this.starts.push(message);
+      void this.simulate(message);
+    }
+  }
+  terminate(): void {}
+  private async simulate(m: Extract<WorkerRequest, { type: 'start' }>) {
+    const reply = (r: WorkerResponse) => this.onmessage?.({ data: r } as MessageEvent<WorkerResponse>);
+    const rec = await RunRecorder.open(this.repo, m.record!.runId);
+    reply({ type: 'backend', id: m.id, backend: 'cpu', skipped: [] });
+    const c = m.config;
+    const s = summary('completed', 10);
+    const events: TrainerEvent[] = [
+      { type: 'stage', stage: 'student', status: 'start', totalSteps: 2 },
+      { type: 'step', stage: 'student', step: 1, totalSteps: 2, metrics: { step: 1, 'rollout/success_rate': 0.1 } },
+      { type: 'step', stage: 'student', step: 2, totalSteps: 2, metrics: { step: 2, 'rollout/success_rate': 0.2 } },
+    ];
+    for (const e of events) rec.record(e);
+    const done: TrainerEvent = {
+      type: 'done',
+      summary: {
+        ...s,
+        seed: c.seed,
+        schedule: c.student.schedule,
+        test: { ...s.test, successRate: fakeSuccess(c.student.schedule, c.seed) },
+        wallSeconds: c.seed + 1,
+      },
+    };
+    rec.record(done);
+    await rec.flush();
+    reply({ type: 'events', id: m.id, events: [...events, done] });
+  }
+}
+
+function setup() {
+  const repo = new MemoryRunRepository();
+  const starts: WorkerRequest[] = [];
+  const runStore = createRunStore(() => new RecordingWorker(repo, starts), { sharedControl: false });
+  let t = 1000;
+  const runs = createRunsStore(
+    async () => repo,
+    runStore,
+    async () => null,
+    () => t++,
+  );
+  return { repo, starts, runStore, runs };
+}
+
+const schedules = () => loadPreset('schedules', lookupPreset, PRESET_NAMES);
+
+describe('the run queue', () => {
+  it('reads seeds and axes as the sweep CLI does, naming the field on error', () => {
+    expect(parseSeeds('0, 1,2')).toEqual([0, 1, 2]);
+    expect(() => parseSeeds('0,-1')).toThrow('seeds: expected comma-separated integers ≥ 0');
+    expect(parseAxes('student.schedule=adaptive,never\n# note\nstudent.lambdaOpd=0.1,0.2')).toEqual({
+      'student.schedule': ['adaptive', 'never'],
+      'student.lambdaOpd': [0.1, 0.2],
+    });
+    expect(() => parseAxes('student.schedule')).toThrow('axes: "student.schedule": expected key=v1,v2');
+  });
+
+  it('expands a sweep preset into the same runs as npm run sweep (labels, points, configs)', () => {
+    const preset = schedules();
+    const q = createQueue(preset, ['student.steps=10'], 'wasm', [0, 1], null, 5);
+    expect(q.items).toHaveLength(14);
+    const base = { ...preset.config, student: { ...preset.config.student, steps: 10 } };
+    const cli = expandSweep(base, { seeds: [0, 1], axes: preset.sweep!.axes });
+    expect(q.items.map((i) => i.label)).toEqual(cli.map((r) => r.label));
+    expect(q.items.map((i) => i.config)).toEqual(cli.map((r) => r.config));
+    expect(q.items[0]).toMatchObject({ label: 'student.schedule=adaptive seed=0', status: 'pending', runId: null });
+    expect(() => createQueue(preset, [], 'wasm', [0], { 'student.shedule': ['never'] })).toThrow(
+      'unknown key "student.shedule"',
+    );
+  });
+
+  it('reports progress over the queue and an ETA from the time so far', () => {
+    const q = createQueue(schedules(), [], 'wasm', [0], {
+      'student.schedule': ['adaptive', 'never', 'none', 'fixed:30'],
+    });
+    q.items[0]!.status = 'completed';
+    q.items[1]!.status = 'running';
+    // 1 done + half of the second = 1.5 of 4 in 30 s → 2.5 left at 20 s each = 50 s
+    expect(queueProgress(q, 0.5, 30)).toEqual({ done: 1, total: 4, fraction: 0.375, etaSeconds: 50 });
+  });
+
+  it('runs every point and seed one after another, each a stored run, and the tab’s table equals the CLI’s', async () => {
+    const { repo, starts, runs } = setup();
+    const preset = schedules();
+    const queue = createQueue(preset, [], 'cpu', [0, 1], { 'student.schedule': ['adaptive', 'never', 'none'] });
+    const saved: string[][] = [];
+    const done = await runQueue(queue, repo, runs, (q) => void saved.push(q.items.map((i) => i.status)));
+    expect(done.state).toBe('done');
+    expect(done.items.every((i) => i.status === 'completed' && i.runId !== null)).toBe(true);
+    expect(starts).toHaveLength(6);
+    expect((await repo.listQueues())[0]).toMatchObject({ id: queue.id, state: 'done' });
+    const records = await repo.listRuns();
+    expect(records.map((r) => r.label)).toEqual(queue.items.map((i) => i.label));
+    // the CLI: the same points and summaries, through compareRuns + formatComparisonTable
+    const cli = formatComparisonTable(
+      compareRuns(
+        done.items.map((i) => {
+          const r = records.find((x) => x.id === i.runId)!;
+          return { point: i.point, summary: r.summary! };
+        }),
+      ),
+    );
+    expect(comparisonMarkdown(records)).toBe(cli);
+    expect(cli.split('\n')[2]).toBe(
+      `| adaptive | 2 | ${(100 * (fakeSuccess('adaptive', 0) + 0.005)).toFixed(1)} ± 0.7 | 10, 10 | 10.0 | 1.5 |`,
+    );
+    expect(getConfigValue(records[2]!.config, 'student.schedule')).toBe('never');
+  });
+
+  it('continues a stored queue after a reload: finished runs are kept, the rest run', async () => {
+    const { repo, starts, runs } = setup();
+    const queue = createQueue(schedules(), [], 'cpu', [0], { 'student.schedule': ['adaptive', 'never', 'none'] });
+    const first = await runQueue({ ...queue, items: queue.items.slice(0, 1) }, repo, runs, () => undefined);
+    const reloaded = { ...queue, items: [first.items[0]!, ...queue.items.slice(1)] };
+    const done = await runQueue(reloaded, repo, runs, () => undefined);
+    expect(starts.map((s) => (s.type === 'start' ? s.config.student.schedule : ''))).toEqual([
+      'adaptive',
+      'never',
+      'none',
+    ]);
+    expect(done.items.map((i) => i.status)).toEqual(['completed', 'completed', 'completed']);
+  });
+});
+
+describe('the runs store', () => {
+  it('lists a run a reload left running as interrupted, and resumes it from its checkpoint, trimmed', async () => {
+    const { repo, starts, runs, runStore } = setup();
+    await repo.putRun({
+      ...freshRecord('old'),
+      stage: 'student',
+      step: 7,
+      totalSteps: 20,
+      backend: 'cpu',
+      checkpoint: 'student-000005',
+    });
+    await repo.append(
+      [1, 2, 3, 4, 5, 6, 7].map((step) => ({ runId: 'old', stage: 'student' as const, step, line: { step } })),
+      [],
+    );
+    await repo.checkpoints('old').write('student-000005', new Map([['state.json', new Uint8Array([1])]]));
+    await runs.getState().load();
+    expect(runs.getState().runs.map((r) => [r.id, r.status])).toEqual([['old', 'interrupted']]);
+    await runs.getState().resumeRun('old');
+    expect(starts[0]).toMatchObject({ type: 'start', backend: 'cpu', record: { runId: 'old', resume: true } });
+    expect((await repo.metrics('old')).map((m) => m.step)).toEqual([1, 2, 3, 4, 5]);
+    expect(runStore.getState().steps.student.map((l) => l.step)).toEqual([1, 2, 3, 4, 5]);
+    await runs.getState().runEnded();
+    await runs.getState().refresh();
+    expect(runs.getState().runs[0]!.status).toBe('completed');
+  });
+
+  it('refuses to resume a run without a checkpoint, saying why', async () => {
+    const { repo, runs } = setup();
+    await repo.putRun({ ...freshRecord('early'), status: 'stopped' });
+    await runs.getState().resumeRun('early');
+    expect(runs.getState().error).toBe(
+      'Error: run early has no checkpoint to resume from (it stopped before its first checkpoint)',
+    );
+  });
+});

@@ -1,0 +1,101 @@
+// Threaded WebAssembly in the app, in a real browser: the training worker of the dev server's app and of the
+// production build (vite build + vite preview, minified — where the pthread helpers used to die with "e is not
+// defined") starts the threaded-SIMD wasm binary with one XNNPACK thread per logical core when the page is
+// cross-origin isolated, and the Train view's badge shows the flavour and the thread count the backend reports
+// (getThreadsCount(), not the requested count). On a machine with one core, or a page that is not isolated, the
+// expected badge is the single-threaded "simd × 1 thread" instead.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BrowserContext } from 'playwright-core';
+import { build, preview } from 'vite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM_PATH, launchChromium } from '../support/chromium';
+import { ROOT, startAppServer, type AppServer } from './appServer';
+
+/** The production build of the whole app, served by Vite's preview server (same COOP/COEP headers). */
+async function startBuiltApp(): Promise<AppServer> {
+  const outDir = mkdtempSync(join(tmpdir(), 'retirelab-app-build-'));
+  const configFile = join(ROOT, 'vite.config.ts');
+  await build({ root: ROOT, configFile, logLevel: 'error', build: { outDir, emptyOutDir: true } });
+  const server = await preview({
+    root: ROOT,
+    configFile,
+    logLevel: 'error',
+    build: { outDir },
+    preview: { host: '127.0.0.1', port: 0, strictPort: false },
+  });
+  const address = server.httpServer.address();
+  if (!address || typeof address === 'string') throw new Error('the Vite preview server reported no port');
+  return {
+    url: `http://127.0.0.1:${address.port}/`,
+    async close() {
+      await server.close();
+      rmSync(outDir, { recursive: true, force: true });
+    },
+  };
+}
+
+const servers: [string, () => Promise<AppServer>][] = [
+  ['the dev server', startAppServer],
+  ['the production build (vite build + preview)', startBuiltApp],
+];
+
+describe.skipIf(!existsSync(CHROMIUM_PATH))('threaded wasm in the training worker (headless Chromium)', () => {
+  let browser: BrowserContext;
+  beforeAll(async () => {
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  for (const [name, start] of servers) {
+    describe(name, () => {
+      let server: AppServer | undefined;
+      beforeAll(async () => {
+        server = await start();
+      }, 240_000);
+      afterAll(async () => {
+        await server?.close();
+      });
+
+      it('runs the threaded-SIMD binary with one thread per logical core and shows it beside the backend', async () => {
+        const page = await browser.newPage();
+        const errors: string[] = [];
+        page.on('pageerror', (e) => errors.push(e.message));
+        await page.goto(`${server?.url}#train`, { timeout: 120_000 }); // the dev server transforms on first load
+        await page.getByRole('heading', { name: 'Train', level: 2 }).waitFor({ timeout: 60_000 });
+        const env = await page.evaluate(() => ({
+          isolated: globalThis.crossOriginIsolated,
+          cores: navigator.hardwareConcurrency,
+        }));
+        expect(env.isolated, 'vite.config.ts serves COOP/COEP: the page must be cross-origin isolated').toBe(true);
+        const preset = page.getByLabel('preset', { exact: true });
+        await preset.getByRole('option', { name: 'smoke' }).waitFor({ state: 'attached', timeout: 30_000 });
+        await preset.selectOption('smoke');
+        await page.getByLabel('backend', { exact: true }).selectOption('wasm');
+        await page.getByRole('button', { name: 'Start', exact: true }).click();
+        const badge = page.getByTestId('run-wasm');
+        await badge.waitFor({ timeout: 120_000 });
+        const text = (await badge.textContent()) ?? '';
+        await page.getByRole('button', { name: 'Stop', exact: true }).click();
+        await page
+          .getByRole('button', { name: 'Start', exact: true })
+          .and(page.locator(':enabled'))
+          .waitFor({ timeout: 120_000 });
+        const m = /^(plain|simd|threaded-simd) × (\d+) threads?$/.exec(text);
+        expect(m, `badge text "${text}"`).not.toBeNull();
+        if (env.cores >= 2) {
+          expect(m?.[1]).toBe('threaded-simd');
+          expect(Number(m?.[2])).toBe(env.cores);
+          expect(Number(m?.[2])).toBeGreaterThanOrEqual(2);
+        } else {
+          expect(text).toBe('simd × 1 thread');
+        }
+        expect(errors).toEqual([]);
+        await page.close();
+      }, 300_000);
+    });
+  }
+});
