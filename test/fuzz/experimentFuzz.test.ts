@@ -125,8 +125,11 @@ const sha = (b: Uint8Array): string => createHash('sha256').update(b).digest('he
 const base = join(tmp, 'base');
 let baseSummary: { test: unknown; gate: unknown };
 beforeAll(async () => {
-  // tiny, with a checkpoint every 2 student steps (student-000002 … student-000010)
-  const sets = [...tinySets, '--set', 'student.steps=10', '--set', 'runtime.checkpointEvery=2'];
+  // tiny, with a checkpoint every 2 student steps, all kept (student-000002 … student-000010)
+  const sets = [
+    ...tinySets,
+    ...['--set', 'student.steps=10', '--set', 'runtime.checkpointEvery=2', '--set', 'runtime.keepCheckpoints=0'],
+  ];
   const o = await call(experimentMain, ['--preset', 'smoke', ...sets, '--out', base, '--no-progress'], 60_000);
   expect(o.stderr).not.toMatch(/internal error/);
   expect(o.code).toBe(0);

@@ -22,7 +22,8 @@ const lookup = lookupPreset;
 let smoke: ExperimentConfig;
 beforeAll(async () => {
   await initBackend('wasm');
-  smoke = loadPreset('smoke', lookup).config;
+  // every checkpoint kept (the preset keeps the default: the last 3 plus stage starts): the tests resume from each
+  smoke = resolveConfig({ runtime: { keepCheckpoints: 0 } }, loadPreset('smoke', lookup).config);
 });
 
 interface RunResult {
