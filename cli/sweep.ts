@@ -1,11 +1,13 @@
 // `npm run sweep -- --preset NAME [--seeds 0,1,2] [--vary key=v1,v2 …] [--set key=value …] [--backend B]
-// [--out DIR] [--no-progress]`: every point of a sweep (a sweep preset's axes, or --vary axes over any preset) for
-// every seed, one run folder each, then comparison.md / comparison.json: final test success mean ± std over seeds,
-// trigger steps, teacher forwards saved, wall time. Runs are sequential (one process, one backend). A preset with
+// [--out DIR] [--no-progress]`, or `npm run sweep -- --presets A,B,C …` (each preset one point, e.g. the
+// retire-/opd-/grpo-/control-shell story): every point for every seed, one run folder each, then comparison.md /
+// comparison.json (final test success mean ± 95 % interval over seeds, steps to reach 0.9·S_T on validation,
+// trigger steps, teacher forwards saved, wall time) and validation-<env>.svg (validation success vs student step,
+// mean ± 95 % band per point, retirement markers). Runs are sequential (one process, one backend). A preset with
 // sweep.matchTemperature (actobs-vs-actionsft) runs its reference arm first per seed and evaluates the other arm at
 // the temperature matching the reference's argument-token entropy (an extra column of the table).
 // Exit codes: 0 all runs completed; 1 some run failed or was interrupted; 2 user error.
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { applyOverrides } from '../src/core/experiment/config';
@@ -15,7 +17,11 @@ import {
   formatComparisonTable,
   parseSweepSpec,
   runSweep,
+  type CurvePoint,
+  type SweepRun,
+  type SweepSpec,
 } from '../src/core/experiment/sweep';
+import { validationPlotSvg, type PlotSeries } from '../src/core/experiment/sweepPlot';
 import { availablePresets, oneLine, readPreset, ROOT, runExperiment, UserError } from './experimentRunner';
 import { RunFolder } from './runFolder';
 import { runCliMain } from './cliMain';
@@ -23,6 +29,7 @@ import { runCliMain } from './cliMain';
 const USAGE = `usage: npm run sweep -- --preset NAME [options]
 
   --preset NAME        base preset (sweep presets bring their own axes and seeds): ${availablePresets().join(', ')}
+  --presets A,B,…      instead of --preset: each preset is one point of the sweep (same seeds, no axes)
   --seeds 0,1,2        seeds (default: the preset's sweep seeds, else 0,1,2)
   --vary key=v1,v2     an axis (dotted config key, comma-separated values; repeatable; replaces the preset's axes)
   --set key=value      override the base config (repeatable)
@@ -51,6 +58,7 @@ async function main(argv: string[]): Promise<number> {
       allowPositionals: false,
       options: {
         preset: { type: 'string' },
+        presets: { type: 'string' },
         seeds: { type: 'string' },
         vary: { type: 'string', multiple: true },
         set: { type: 'string', multiple: true },
@@ -68,12 +76,15 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  if (!values.preset) throw new UserError(`--preset is required (available: ${availablePresets().join(', ')})`);
-  const preset = readPreset(values.preset);
+  if (!values.preset && !values.presets)
+    throw new UserError(`--preset or --presets is required (available: ${availablePresets().join(', ')})`);
+  if (values.preset && values.presets) throw new UserError('give --preset or --presets, not both');
+  const names = values.presets ? values.presets.split(',').map((n) => n.trim()) : [values.preset as string];
+  const presets = names.map((n) => readPreset(n));
+  const preset = presets[0]!;
   const sets = [...(values.set ?? [])];
   if (values.backend !== undefined) sets.push(`runtime.backend=${values.backend}`);
-  const base = applyOverrides(preset.config, sets);
-  let seeds = preset.sweep?.seeds ?? [0, 1, 2];
+  let seeds = values.presets ? [0, 1, 2] : (preset.sweep?.seeds ?? [0, 1, 2]);
   if (values.seeds !== undefined) {
     seeds = values.seeds.split(',').map((s) => {
       const n = Number(s.trim());
@@ -82,25 +93,43 @@ async function main(argv: string[]): Promise<number> {
       return n;
     });
   }
+  let spec: SweepSpec;
+  let runs: SweepRun[];
   let axes: Record<string, unknown[]> = preset.sweep?.axes ?? {};
-  if (values.vary?.length) {
-    axes = {};
-    for (const v of values.vary) {
-      const eq = v.indexOf('=');
-      if (eq <= 0) throw new UserError(`--vary "${v}": expected key=v1,v2,… e.g. student.schedule=adaptive,never`);
-      axes[v.slice(0, eq)] = v
-        .slice(eq + 1)
-        .split(',')
-        .map(parseValue);
+  if (values.presets) {
+    if (values.vary?.length) throw new UserError('--vary cannot be combined with --presets');
+    axes = { preset: names };
+    spec = { seeds, axes: {} };
+    runs = presets.flatMap((p) =>
+      expandSweep(applyOverrides(p.config, sets), spec).map((r) => ({
+        ...r,
+        label: `preset=${p.name} ${r.label}`,
+        point: { preset: p.name },
+      })),
+    );
+  } else {
+    const base = applyOverrides(preset.config, sets);
+    if (values.vary?.length) {
+      axes = {};
+      for (const v of values.vary) {
+        const eq = v.indexOf('=');
+        if (eq <= 0) throw new UserError(`--vary "${v}": expected key=v1,v2,… e.g. student.schedule=adaptive,never`);
+        axes[v.slice(0, eq)] = v
+          .slice(eq + 1)
+          .split(',')
+          .map(parseValue);
+      }
     }
+    // the preset's temperature matching applies while its axes do (not with --vary axes of one's own)
+    const match = values.vary?.length ? undefined : preset.sweep?.matchTemperature;
+    spec = parseSweepSpec(match ? { seeds, axes, matchTemperature: match } : { seeds, axes }, base, 'sweep');
+    runs = expandSweep(base, spec);
   }
-  // the preset's temperature matching applies while its axes do (not with --vary axes of one's own)
-  const match = values.vary?.length ? undefined : preset.sweep?.matchTemperature;
-  const spec = parseSweepSpec(match ? { seeds, axes, matchTemperature: match } : { seeds, axes }, base, 'sweep');
-  const runs = expandSweep(base, spec);
   const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
-  const out = values.out ?? join(ROOT, 'runs', `sweep-${preset.name}-${stamp}`);
-  process.stderr.write(`sweep ${preset.name}: ${runs.length} runs → ${out}\n`);
+  const title = names.join('+');
+  const out = values.out ?? join(ROOT, 'runs', `sweep-${title}-${stamp}`);
+  process.stderr.write(`sweep ${title}: ${runs.length} runs → ${out}\n`);
+  const curves = new Map<string, CurvePoint[]>();
   let ok = true;
   const results = await runSweep(
     runs,
@@ -114,6 +143,7 @@ async function main(argv: string[]): Promise<number> {
         progress: !values['no-progress'],
         label: `[${i + 1}/${runs.length}] ${run.label}`,
       });
+      curves.set(run.label, readCurve(join(folder.dir, 'metrics.jsonl')));
       process.stderr.write(`[${i + 1}/${runs.length}] ${run.label}: ${oneLine(summary)}\n`);
       if (summary.status !== 'completed') ok = false;
       return summary;
@@ -123,27 +153,64 @@ async function main(argv: string[]): Promise<number> {
       stop: (summary) => summary.status === 'interrupted',
     },
   );
-  const done = results.map(({ run, summary }) => ({ point: run.point, summary, label: run.label }));
+  const done = results.map(({ run, summary }) => ({
+    point: run.point,
+    summary,
+    label: run.label,
+    curve: curves.get(run.label) ?? [],
+  }));
   const rows = compareRuns(done);
   const table = formatComparisonTable(rows);
-  writeFileSync(join(out, 'comparison.md'), `# Sweep ${preset.name}\n\n${preset.description}\n\n${table}\n`);
+  const about = presets.map((p) => `${presets.length > 1 ? `**${p.name}**: ` : ''}${p.description}`).join('\n\n');
+  writeFileSync(join(out, 'comparison.md'), `# Sweep ${title}\n\n${about}\n\n${table}\n`);
   writeFileSync(
     join(out, 'comparison.json'),
     JSON.stringify(
       {
-        preset: preset.name,
+        preset: title,
         seeds,
         axes,
         matchTemperature: spec.matchTemperature ?? null,
         rows,
-        runs: done.map((d) => ({ label: d.label, summary: d.summary })),
+        runs: done.map((d) => ({ label: d.label, summary: d.summary, curve: d.curve })),
       },
       null,
       1,
     ),
   );
+  // one figure per environment: each sweep point of that environment is one series
+  for (const env of [...new Set(done.map((d) => d.summary.env))]) {
+    const series = new Map<string, PlotSeries['runs'][number][]>();
+    for (const d of done.filter((x) => x.summary.env === env)) {
+      const key = Object.entries(d.point)
+        .map(([k, v]) => (k === 'preset' ? String(v) : `${k}=${String(v)}`))
+        .join(' ');
+      series.set(key || title, [
+        ...(series.get(key || title) ?? []),
+        { curve: d.curve, triggerStep: d.summary.gate.triggerStep, teacherPerformance: d.summary.teacherPerformance },
+      ]);
+    }
+    const svg = validationPlotSvg(
+      `${env}: validation success vs student step (mean ± 95% band; ▲ retirement)`,
+      [...series.entries()].map(([label, r]) => ({ label, runs: r })),
+    );
+    writeFileSync(join(out, `validation-${env}.svg`), svg);
+  }
   process.stdout.write(`${table}\n\nsweep folder: ${out}\n`);
   return ok ? 0 : 1;
+}
+
+/** the student stage's validation curve from a run folder's metrics.jsonl (steps that logged val/success_rate) */
+function readCurve(path: string): CurvePoint[] {
+  if (!existsSync(path)) return [];
+  const out: CurvePoint[] = [];
+  for (const line of readFileSync(path, 'utf8').split('\n')) {
+    if (!line.trim()) continue;
+    const m = JSON.parse(line) as Record<string, unknown>;
+    const score = m['val/success_rate'];
+    if (typeof m.step === 'number' && typeof score === 'number') out.push({ step: m.step, score });
+  }
+  return out;
 }
 
 runCliMain('sweep', main);

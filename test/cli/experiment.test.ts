@@ -172,10 +172,15 @@ describe('npm run sweep', () => {
     expect(r.code).toBe(0);
     const table = readFileSync(join(out, 'comparison.md'), 'utf8');
     expect(table).toContain(
-      '| student.schedule | seeds | test success % (mean ± std) | trigger step | teacher forwards saved | wall s |',
+      '| student.schedule | seeds | test success % (mean ± 95% CI) | steps to 0.9·S_T | trigger step | teacher forwards saved | wall s |',
     );
-    expect(table).toMatch(/\| adaptive \| 2 \| [\d.]+ ± [\d.]+ \| 10, 10 \| 0\.0 \|/);
-    expect(table).toMatch(/\| none \| 2 \| [\d.]+ ± [\d.]+ \| –, – \| 10\.0 \|/);
+    expect(table).toMatch(/\| adaptive \| 2 \| [\d.]+ ± [\d.]+ \| [\d–]+, [\d–]+ \| 10, 10 \| 0\.0 \|/);
+    expect(table).toMatch(/\| none \| 2 \| [\d.]+ ± [\d.]+ \| [\d–]+, [\d–]+ \| –, – \| 10\.0 \|/);
+    // the figure: one series per schedule, with the adaptive seeds' retirement markers
+    const svg = readFileSync(join(out, 'validation-shell.svg'), 'utf8');
+    expect(svg).toMatch(/^<svg /);
+    expect(svg).toContain('adaptive (2 seeds, 2 retired)');
+    expect(svg).toContain('none (2 seeds, 0 retired)');
     expect(existsSync(join(out, 'student.schedule-none_seed-1', 'summary.json'))).toBe(true);
   });
 
