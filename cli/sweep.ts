@@ -7,7 +7,7 @@
 // sweep.matchTemperature (actobs-vs-actionsft) runs its reference arm first per seed and evaluates the other arm at
 // the temperature matching the reference's argument-token entropy (an extra column of the table).
 // Exit codes: 0 all runs completed; 1 some run failed or was interrupted; 2 user error.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { applyOverrides } from '../src/core/experiment/config';
@@ -21,6 +21,7 @@ import {
   type SweepRun,
   type SweepSpec,
 } from '../src/core/experiment/sweep';
+import type { RunSummary } from '../src/core/experiment/summary';
 import { validationPlotSvg, type PlotSeries } from '../src/core/experiment/sweepPlot';
 import { availablePresets, oneLine, readPreset, ROOT, runExperiment, UserError } from './experimentRunner';
 import { RunFolder } from './runFolder';
@@ -30,6 +31,7 @@ const USAGE = `usage: npm run sweep -- --preset NAME [options]
 
   --preset NAME        base preset (sweep presets bring their own axes and seeds): ${availablePresets().join(', ')}
   --presets A,B,…      instead of --preset: each preset is one point of the sweep (same seeds, no axes)
+  --report D1,D2,…     no runs: one table and figure per environment over finished sweep folders (needs --out)
   --seeds 0,1,2        seeds (default: the preset's sweep seeds, else 0,1,2)
   --vary key=v1,v2     an axis (dotted config key, comma-separated values; repeatable; replaces the preset's axes)
   --set key=value      override the base config (repeatable)
@@ -64,6 +66,7 @@ async function main(argv: string[]): Promise<number> {
         set: { type: 'string', multiple: true },
         backend: { type: 'string' },
         out: { type: 'string' },
+        report: { type: 'string' },
         'no-progress': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -74,6 +77,12 @@ async function main(argv: string[]): Promise<number> {
   }
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (values.report) {
+    if (!values.out) throw new UserError('--report needs --out DIR (where the combined outcome goes)');
+    const table = report(values.report.split(','), values.out);
+    process.stdout.write(`${table}\n\noutcome folder: ${values.out}\n`);
     return 0;
   }
   if (!values.preset && !values.presets)
@@ -159,18 +168,43 @@ async function main(argv: string[]): Promise<number> {
     label: run.label,
     curve: curves.get(run.label) ?? [],
   }));
+  const table = writeOutcome(out, title, about(presets), done, {
+    seeds,
+    axes,
+    matchTemperature: spec.matchTemperature ?? null,
+  });
+  process.stdout.write(`${table}\n\nsweep folder: ${out}\n`);
+  return ok ? 0 : 1;
+}
+
+interface DoneRun {
+  point: Record<string, unknown>;
+  summary: RunSummary;
+  label: string;
+  curve: CurvePoint[];
+}
+
+function about(presets: readonly { name: string; description: string }[]): string {
+  return presets.map((p) => `${presets.length > 1 ? `**${p.name}**: ` : ''}${p.description}`).join('\n\n');
+}
+
+/** comparison.md, comparison.json and validation-<env>.svg of finished runs into `out`; returns the table */
+function writeOutcome(
+  out: string,
+  title: string,
+  aboutText: string,
+  done: readonly DoneRun[],
+  meta: Record<string, unknown>,
+): string {
   const rows = compareRuns(done);
   const table = formatComparisonTable(rows);
-  const about = presets.map((p) => `${presets.length > 1 ? `**${p.name}**: ` : ''}${p.description}`).join('\n\n');
-  writeFileSync(join(out, 'comparison.md'), `# Sweep ${title}\n\n${about}\n\n${table}\n`);
+  writeFileSync(join(out, 'comparison.md'), `# Sweep ${title}\n\n${aboutText}\n\n${table}\n`);
   writeFileSync(
     join(out, 'comparison.json'),
     JSON.stringify(
       {
         preset: title,
-        seeds,
-        axes,
-        matchTemperature: spec.matchTemperature ?? null,
+        ...meta,
         rows,
         runs: done.map((d) => ({ label: d.label, summary: d.summary, curve: d.curve })),
       },
@@ -196,8 +230,41 @@ async function main(argv: string[]): Promise<number> {
     );
     writeFileSync(join(out, `validation-${env}.svg`), svg);
   }
-  process.stdout.write(`${table}\n\nsweep folder: ${out}\n`);
-  return ok ? 0 : 1;
+  return table;
+}
+
+/**
+ * `--report DIR,DIR…`: one outcome (table and figures) over sweeps already run, e.g. the story presets run as
+ * separate sweep processes side by side; each DIR's comparison.json brings its runs, points and curves.
+ */
+function report(dirs: readonly string[], out: string): string {
+  const done: DoneRun[] = [];
+  const titles: string[] = [];
+  for (const dir of dirs) {
+    const path = join(dir, 'comparison.json');
+    if (!existsSync(path)) throw new UserError(`--report: ${path} does not exist (is ${dir} a finished sweep folder?)`);
+    const c = JSON.parse(readFileSync(path, 'utf8')) as {
+      preset: string;
+      runs: { label: string; summary: RunSummary; curve?: CurvePoint[] }[];
+      axes: Record<string, unknown[]>;
+    };
+    titles.push(c.preset);
+    const axisKeys = Object.keys(c.axes);
+    for (const r of c.runs) {
+      // the point: the run's axis values (from its label), or its preset when the sweep had no axes
+      const point: Record<string, unknown> = {};
+      for (const part of r.label.split(' ')) {
+        const eq = part.indexOf('=');
+        const k = part.slice(0, eq);
+        if (eq > 0 && k !== 'seed' && (axisKeys.includes(k) || k === 'preset')) point[k] = part.slice(eq + 1);
+      }
+      if (Object.keys(point).length === 0) point.preset = c.preset;
+      done.push({ point, summary: r.summary, label: r.label, curve: r.curve ?? [] });
+    }
+  }
+  mkdirSync(out, { recursive: true });
+  const title = titles.join('+');
+  return writeOutcome(out, title, `Combined from ${dirs.join(', ')}.`, done, { from: dirs });
 }
 
 /** the student stage's validation curve from a run folder's metrics.jsonl (steps that logged val/success_rate) */

@@ -109,7 +109,7 @@ describe('config errors', () => {
     const r = run('experiment.ts', ['--preset', 'smok']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(
-      'unknown preset "smok" (available: actobs-vs-actionsft, estimators, retire-house, retire-shell, retire-shop, schedules, smoke)',
+      'unknown preset "smok" (available: actobs-vs-actionsft, control-shell, estimators, grpo-house, grpo-shell, grpo-shop, opd-house, opd-shell, opd-shop, retire-house, retire-shell, retire-shop, schedules, smoke)',
     );
     expect(r.stderr).not.toMatch(/\n\s+at /);
     expect(r.stdout).toBe('');
@@ -181,6 +181,12 @@ describe('npm run sweep', () => {
     expect(svg).toMatch(/^<svg /);
     expect(svg).toContain('adaptive (2 seeds, 2 retired)');
     expect(svg).toContain('none (2 seeds, 0 retired)');
+    // --report: the same outcome again from the finished folder, without running anything
+    const again = join(tmp, 'sweep-report');
+    const rep = run('sweep.ts', ['--report', out, '--out', again]);
+    expect(rep.code).toBe(0);
+    expect(readFileSync(join(again, 'comparison.md'), 'utf8')).toContain(table.split('\n').at(-2)!);
+    expect(existsSync(join(again, 'validation-shell.svg'))).toBe(true);
     expect(existsSync(join(out, 'student.schedule-none_seed-1', 'summary.json'))).toBe(true);
   });
 
