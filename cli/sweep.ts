@@ -167,6 +167,7 @@ async function main(argv: string[]): Promise<number> {
     summary,
     label: run.label,
     curve: curves.get(run.label) ?? [],
+    envKey: JSON.stringify(run.config.env),
   }));
   const table = writeOutcome(out, title, about(presets), done, {
     seeds,
@@ -182,6 +183,8 @@ interface DoneRun {
   summary: RunSummary;
   label: string;
   curve: CurvePoint[];
+  /** JSON of the run's config.env: runs with equal keys share a universe (and S_T yardstick) */
+  envKey: string;
 }
 
 function about(presets: readonly { name: string; description: string }[]): string {
@@ -196,7 +199,17 @@ function writeOutcome(
   done: readonly DoneRun[],
   meta: Record<string, unknown>,
 ): string {
-  const rows = compareRuns(done);
+  // pure GRPO measures no S_T: its yardstick is the mean S_T of the same environment's other runs
+  // (same env config = same universe and teacher; the negative control's universe has its own S_T)
+  const yardstick = new Map<string, number>();
+  for (const key of new Set(done.map((d) => d.envKey))) {
+    const sts = done.flatMap((d) =>
+      d.envKey === key && d.summary.teacherPerformance !== null ? [d.summary.teacherPerformance] : [],
+    );
+    if (sts.length) yardstick.set(key, sts.reduce((a, b) => a + b, 0) / sts.length);
+  }
+  const sT = (d: DoneRun): number | null => d.summary.teacherPerformance ?? yardstick.get(d.envKey) ?? null;
+  const rows = compareRuns(done.map((d) => ({ ...d, yardstick: sT(d) })));
   const table = formatComparisonTable(rows);
   writeFileSync(join(out, 'comparison.md'), `# Sweep ${title}\n\n${aboutText}\n\n${table}\n`);
   writeFileSync(
@@ -206,7 +219,7 @@ function writeOutcome(
         preset: title,
         ...meta,
         rows,
-        runs: done.map((d) => ({ label: d.label, summary: d.summary, curve: d.curve })),
+        runs: done.map((d) => ({ label: d.label, summary: d.summary, curve: d.curve, yardstick: sT(d) })),
       },
       null,
       1,
@@ -221,7 +234,7 @@ function writeOutcome(
         .join(' ');
       series.set(key || title, [
         ...(series.get(key || title) ?? []),
-        { curve: d.curve, triggerStep: d.summary.gate.triggerStep, teacherPerformance: d.summary.teacherPerformance },
+        { curve: d.curve, triggerStep: d.summary.gate.triggerStep, teacherPerformance: sT(d) },
       ]);
     }
     const svg = validationPlotSvg(
@@ -259,7 +272,11 @@ function report(dirs: readonly string[], out: string): string {
         if (eq > 0 && k !== 'seed' && (axisKeys.includes(k) || k === 'preset')) point[k] = part.slice(eq + 1);
       }
       if (Object.keys(point).length === 0) point.preset = c.preset;
-      done.push({ point, summary: r.summary, label: r.label, curve: r.curve ?? [] });
+      const configPath = join(dir, slug(r.label), 'config.json');
+      const env = existsSync(configPath)
+        ? (JSON.parse(readFileSync(configPath, 'utf8')) as { env?: unknown }).env
+        : r.summary.env;
+      done.push({ point, summary: r.summary, label: r.label, curve: r.curve ?? [], envKey: JSON.stringify(env) });
     }
   }
   mkdirSync(out, { recursive: true });

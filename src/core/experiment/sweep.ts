@@ -184,6 +184,11 @@ export interface ComparedRun {
   point: Record<string, unknown>;
   summary: RunSummary;
   curve?: readonly CurvePoint[];
+  /**
+   * the S_T that "steps to 0.9·S_T" is measured against when the run has none of its own (pure GRPO never
+   * measures one): the sweep passes the S_T its other runs measured with the same teacher and environment
+   */
+  yardstick?: number | null;
 }
 
 export interface ComparisonRow {
@@ -254,7 +259,7 @@ export function compareRuns(runs: readonly ComparedRun[]): ComparisonRow[] {
     const key = JSON.stringify(r.point);
     const g = groups.get(key) ?? { point: r.point, summaries: [], reach: [] };
     g.summaries.push(r.summary);
-    g.reach.push(stepsToTarget(r.curve, r.summary.teacherPerformance));
+    g.reach.push(stepsToTarget(r.curve, r.summary.teacherPerformance ?? r.yardstick ?? null));
     groups.set(key, g);
   }
   return [...groups.values()].map(({ point, summaries, reach }) => {

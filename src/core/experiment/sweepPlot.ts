@@ -1,6 +1,7 @@
 // One SVG figure per sweep (issue 8): validation success vs student step for every sweep point, mean over seeds as
 // a line with a ±95 % band (Student t over the seeds present at that step), each seed's retirement step as a
-// triangle on the x axis in the point's colour, and a dashed line at 0.9·S_T (mean S_T over the runs that have one).
+// triangle on the x axis in the point's colour, and a dashed line at 0.9·S_T in the colour of the first point with
+// that S_T (the mean over its runs; the negative control's universe has its own).
 // Pure string output (no DOM), so the sweep CLI writes it next to comparison.md.
 import { ci95, type CurvePoint, TARGET_FRACTION } from './sweep';
 
@@ -59,16 +60,20 @@ export function validationPlotSvg(title: string, series: readonly PlotSeries[]):
     `<text x="${(M.left + W - M.right) / 2}" y="${H - M.bottom + 32}" text-anchor="middle">student step</text>`,
     `<text x="14" y="${(M.top + y(0)) / 2}" text-anchor="middle" transform="rotate(-90 14 ${(M.top + y(0)) / 2})">validation success</text>`,
   );
-  const sts = series.flatMap((s) =>
-    s.runs.flatMap((r) => (r.teacherPerformance !== null ? [r.teacherPerformance] : [])),
-  );
-  if (sts.length) {
+  // 0.9·S_T per series (dashed, in the series' colour), once per distinct level
+  const drawn: number[] = [];
+  series.forEach((s, i) => {
+    const sts = s.runs.flatMap((r) => (r.teacherPerformance !== null ? [r.teacherPerformance] : []));
+    if (!sts.length) return;
     const target = (TARGET_FRACTION * sts.reduce((a, b) => a + b, 0)) / sts.length;
+    if (drawn.some((t) => Math.abs(t - target) < 0.005)) return;
+    drawn.push(target);
+    const c = COLORS[i % COLORS.length] as string;
     out.push(
-      `<line x1="${M.left}" x2="${W - M.right}" y1="${y(target).toFixed(1)}" y2="${y(target).toFixed(1)}" stroke="#555" stroke-dasharray="5,4"/>`,
-      `<text x="${W - M.right - 4}" y="${(y(target) - 4).toFixed(1)}" text-anchor="end" fill="#555">${TARGET_FRACTION}·S_T</text>`,
+      `<line x1="${M.left}" x2="${W - M.right}" y1="${y(target).toFixed(1)}" y2="${y(target).toFixed(1)}" stroke="${c}" stroke-opacity="0.7" stroke-dasharray="5,4"/>`,
+      `<text x="${W - M.right - 4}" y="${(y(target) - 4).toFixed(1)}" text-anchor="end" fill="${c}">${TARGET_FRACTION}·S_T = ${target.toFixed(2)}</text>`,
     );
-  }
+  });
   series.forEach((s, i) => {
     const c = COLORS[i % COLORS.length] as string;
     const st = stats[i] ?? [];
