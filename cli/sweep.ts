@@ -7,7 +7,7 @@
 // sweep.matchTemperature (actobs-vs-actionsft) runs its reference arm first per seed and evaluates the other arm at
 // the temperature matching the reference's argument-token entropy (an extra column of the table).
 // Exit codes: 0 all runs completed; 1 some run failed or was interrupted; 2 user error.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { applyOverrides } from '../src/core/experiment/config';
@@ -31,7 +31,8 @@ const USAGE = `usage: npm run sweep -- --preset NAME [options]
 
   --preset NAME        base preset (sweep presets bring their own axes and seeds): ${availablePresets().join(', ')}
   --presets A,B,…      instead of --preset: each preset is one point of the sweep (same seeds, no axes)
-  --report D1,D2,…     no runs: one table and figure per environment over finished sweep folders (needs --out)
+  --report D1,D2,…     no runs: one table and figure per environment over sweep folders (finished runs of
+                       unfinished sweeps included; needs --out)
   --seeds 0,1,2        seeds (default: the preset's sweep seeds, else 0,1,2)
   --vary key=v1,v2     an axis (dotted config key, comma-separated values; repeatable; replaces the preset's axes)
   --set key=value      override the base config (repeatable)
@@ -255,7 +256,26 @@ function report(dirs: readonly string[], out: string): string {
   const titles: string[] = [];
   for (const dir of dirs) {
     const path = join(dir, 'comparison.json');
-    if (!existsSync(path)) throw new UserError(`--report: ${path} does not exist (is ${dir} a finished sweep folder?)`);
+    if (!existsSync(path)) {
+      // an unfinished sweep: its finished runs (run folders with summary.json), each point = its preset
+      const runs = existsSync(dir) ? readdirSync(dir).filter((f) => existsSync(join(dir, f, 'summary.json'))) : [];
+      if (runs.length === 0)
+        throw new UserError(`--report: ${dir} has neither comparison.json nor finished run folders (summary.json)`);
+      for (const f of runs) {
+        const summary = JSON.parse(readFileSync(join(dir, f, 'summary.json'), 'utf8')) as RunSummary;
+        const cfg = JSON.parse(readFileSync(join(dir, f, 'config.json'), 'utf8')) as { env?: unknown };
+        if (summary.status !== 'completed') continue;
+        titles.push(summary.name);
+        done.push({
+          point: { preset: summary.name },
+          summary,
+          label: `preset=${summary.name} seed=${summary.seed}`,
+          curve: readCurve(join(dir, f, 'metrics.jsonl')),
+          envKey: JSON.stringify(cfg.env),
+        });
+      }
+      continue;
+    }
     const c = JSON.parse(readFileSync(path, 'utf8')) as {
       preset: string;
       runs: { label: string; summary: RunSummary; curve?: CurvePoint[] }[];
@@ -280,7 +300,7 @@ function report(dirs: readonly string[], out: string): string {
     }
   }
   mkdirSync(out, { recursive: true });
-  const title = titles.join('+');
+  const title = [...new Set(titles)].join('+');
   return writeOutcome(out, title, `Combined from ${dirs.join(', ')}.`, done, { from: dirs });
 }
 
