@@ -284,6 +284,7 @@ function report(dirs: readonly string[], out: string): string {
     titles.push(c.preset);
     const axisKeys = Object.keys(c.axes);
     for (const r of c.runs) {
+      if (r.summary.status !== 'completed') continue;
       // the point: the run's axis values (from its label), or its preset when the sweep had no axes
       const point: Record<string, unknown> = {};
       for (const part of r.label.split(' ')) {
