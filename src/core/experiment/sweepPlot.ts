@@ -10,9 +10,9 @@ export interface PlotSeries {
   runs: readonly { curve: readonly CurvePoint[]; triggerStep: number | null; teacherPerformance: number | null }[];
 }
 
-const W = 640;
+const W = 800;
 const H = 360;
-const M = { left: 52, right: 16, top: 36, bottom: 64 };
+const M = { left: 52, right: 16, top: 36, bottom: 56 };
 const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b', '#e377c2', '#7f7f7f'];
 
 function esc(s: string): string {
@@ -74,7 +74,21 @@ export function validationPlotSvg(title: string, series: readonly PlotSeries[]):
       `<text x="${W - M.right - 4}" y="${(y(target) - 4).toFixed(1)}" text-anchor="end" fill="${c}">${TARGET_FRACTION}·S_T = ${target.toFixed(2)}</text>`,
     );
   });
+  // drawn last-first, so the first point (the default demo) lies on top where curves coincide
+  const legend: string[] = [];
+  let lx = M.left;
   series.forEach((s, i) => {
+    const c = COLORS[i % COLORS.length] as string;
+    const retired = s.runs.filter((r) => r.triggerStep !== null).length;
+    const text = `${s.label} (${s.runs.length} seeds, ${retired} retired)`;
+    legend.push(
+      `<rect x="${lx}" y="${H - 22}" width="12" height="8" fill="${c}"/>`,
+      `<text x="${lx + 16}" y="${H - 14}">${esc(text)}</text>`,
+    );
+    lx += 22 + 5.5 * text.length;
+  });
+  [...series.keys()].reverse().forEach((i) => {
+    const s = series[i] as PlotSeries;
     const c = COLORS[i % COLORS.length] as string;
     const st = stats[i] ?? [];
     if (st.length > 0) {
@@ -91,14 +105,7 @@ export function validationPlotSvg(title: string, series: readonly PlotSeries[]):
       const ty = y(0);
       out.push(`<path d="M${tx.toFixed(1)},${(ty - 9).toFixed(1)} l-5,9 l10,0 z" fill="${c}" fill-opacity="0.8"/>`);
     }
-    const ly = H - 14;
-    const lx = M.left + i * 150;
-    const retired = s.runs.filter((r) => r.triggerStep !== null).length;
-    out.push(
-      `<rect x="${lx}" y="${ly - 8}" width="12" height="8" fill="${c}"/>`,
-      `<text x="${lx + 16}" y="${ly}">${esc(s.label)} (${s.runs.length} seeds, ${retired} retired)</text>`,
-    );
   });
-  out.push('</svg>');
+  out.push(...legend, '</svg>');
   return `${out.join('\n')}\n`;
 }
