@@ -1,11 +1,13 @@
 // `npm run sweep -- --preset NAME [--seeds 0,1,2] [--vary key=v1,v2 …] [--set key=value …] [--backend B]
-// [--out DIR] [--no-progress]`: every point of a sweep (a sweep preset's axes, or --vary axes over any preset) for
-// every seed, one run folder each, then comparison.md / comparison.json: final test success mean ± std over seeds,
-// trigger steps, teacher forwards saved, wall time. Runs are sequential (one process, one backend). A preset with
+// [--out DIR] [--no-progress]`, or `npm run sweep -- --presets A,B,C …` (each preset one point, e.g. the
+// retire-/opd-/grpo-/control-shell story): every point for every seed, one run folder each, then comparison.md /
+// comparison.json (final test success mean ± 95 % interval over seeds, steps to reach 0.9·S_T on validation,
+// trigger steps, teacher forwards saved, wall time) and validation-<env>.svg (validation success vs student step,
+// mean ± 95 % band per point, retirement markers). Runs are sequential (one process, one backend). A preset with
 // sweep.matchTemperature (actobs-vs-actionsft) runs its reference arm first per seed and evaluates the other arm at
 // the temperature matching the reference's argument-token entropy (an extra column of the table).
 // Exit codes: 0 all runs completed; 1 some run failed or was interrupted; 2 user error.
-import { writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { UserError, withFsErrors } from '../src/core/errors';
@@ -16,7 +18,12 @@ import {
   formatComparisonTable,
   parseSweepSpec,
   runSweep,
+  type CurvePoint,
+  type SweepRun,
+  type SweepSpec,
 } from '../src/core/experiment/sweep';
+import type { RunSummary } from '../src/core/experiment/summary';
+import { validationPlotSvg, type PlotSeries } from '../src/core/experiment/sweepPlot';
 import {
   availablePresets,
   installInterrupt,
@@ -37,6 +44,9 @@ const MAX_RUNS = 1000;
 const USAGE = `usage: npm run sweep -- --preset NAME [options]
 
   --preset NAME        base preset (sweep presets bring their own axes and seeds): ${availablePresets().join(', ')}
+  --presets A,B,…      instead of --preset: each preset is one point of the sweep (same seeds, no axes)
+  --report D1,D2,…     no runs: one table and figure per environment over sweep folders (finished runs of
+                       unfinished sweeps included; needs --out)
   --seeds 0,1,2        seeds (default: the preset's sweep seeds, else 0,1,2)
   --vary key=v1,v2     an axis (dotted config key, comma-separated values; repeatable; replaces the preset's axes)
   --set key=value      override the base config (repeatable)
@@ -70,11 +80,13 @@ async function sweep(argv: string[], io: CliIo): Promise<number> {
       allowPositionals: false,
       options: {
         preset: { type: 'string' },
+        presets: { type: 'string' },
         seeds: { type: 'string' },
         vary: { type: 'string', multiple: true },
         set: { type: 'string', multiple: true },
         backend: { type: 'string' },
         out: { type: 'string' },
+        report: { type: 'string' },
         'no-progress': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -86,12 +98,22 @@ async function sweep(argv: string[], io: CliIo): Promise<number> {
     io.stdout(`${USAGE}\n`);
     return 0;
   }
-  if (!values.preset) throw new UserError(`--preset is required (available: ${availablePresets().join(', ')})`);
-  const preset = readPreset(values.preset);
+  if (values.report) {
+    if (!values.out) throw new UserError('--report needs --out DIR (where the combined outcome goes)');
+    const table = report(values.report.split(','), values.out);
+    io.stdout(`${table}\n\noutcome folder: ${values.out}\n`);
+    return 0;
+  }
+  if (!values.preset && !values.presets)
+    throw new UserError(`--preset or --presets is required (available: ${availablePresets().join(', ')})`);
+  if (values.preset && values.presets) throw new UserError('give --preset or --presets, not both');
+  const names = values.presets ? values.presets.split(',').map((n) => n.trim()) : [values.preset as string];
+  const presets = names.map((n) => readPreset(n));
+  const preset = presets[0]!;
   const sets = [...(values.set ?? [])];
   if (values.backend !== undefined) sets.push(`runtime.backend=${values.backend}`);
   const base = applyOverrides(preset.config, sets);
-  let seeds = preset.sweep?.seeds ?? [0, 1, 2];
+  let seeds = values.presets ? [0, 1, 2] : (preset.sweep?.seeds ?? [0, 1, 2]);
   if (values.seeds !== undefined) {
     const shown = values.seeds.slice(0, 60);
     seeds = values.seeds.split(',').map((s) => {
@@ -102,41 +124,59 @@ async function sweep(argv: string[], io: CliIo): Promise<number> {
     });
     if (new Set(seeds).size !== seeds.length) throw new UserError(`--seeds: a seed appears twice in "${shown}"`);
   }
+  let spec: SweepSpec;
+  let runs: SweepRun[];
   let axes: Record<string, unknown[]> = preset.sweep?.axes ?? {};
-  if (values.vary?.length) {
-    axes = {};
-    for (const v of values.vary) {
-      const eq = v.indexOf('=');
-      if (eq <= 0)
-        throw new UserError(`--vary "${v.slice(0, 60)}": expected key=v1,v2,… e.g. student.schedule=adaptive,never`);
-      const key = v.slice(0, eq);
-      if (key.split('.').some((p) => p === '__proto__' || p === 'constructor' || p === 'prototype'))
-        throw new UserError(`--vary ${key.slice(0, 60)}: a JavaScript prototype name is never a config key`);
-      if (Object.hasOwn(axes, key)) throw new UserError(`--vary ${key.slice(0, 60)}: given twice (one axis per key)`);
-      axes[key] = v
-        .slice(eq + 1)
-        .split(',')
-        .map(parseValue);
+  if (values.presets) {
+    if (values.vary?.length) throw new UserError('--vary cannot be combined with --presets');
+    axes = { preset: names };
+    spec = { seeds, axes: {} };
+    runs = presets.flatMap((p) =>
+      expandSweep(applyOverrides(p.config, sets), spec).map((r) => ({
+        ...r,
+        label: `preset=${p.name} ${r.label}`,
+        point: { preset: p.name },
+      })),
+    );
+  } else {
+    if (values.vary?.length) {
+      axes = {};
+      for (const v of values.vary) {
+        const eq = v.indexOf('=');
+        if (eq <= 0)
+          throw new UserError(`--vary "${v.slice(0, 60)}": expected key=v1,v2,… e.g. student.schedule=adaptive,never`);
+        const key = v.slice(0, eq);
+        if (key.split('.').some((p) => p === '__proto__' || p === 'constructor' || p === 'prototype'))
+          throw new UserError(`--vary ${key.slice(0, 60)}: a JavaScript prototype name is never a config key`);
+        if (Object.hasOwn(axes, key)) throw new UserError(`--vary ${key.slice(0, 60)}: given twice (one axis per key)`);
+        axes[key] = v
+          .slice(eq + 1)
+          .split(',')
+          .map(parseValue);
+      }
     }
+    // the preset's temperature matching applies while its axes do (not with --vary axes of one's own)
+    const match = values.vary?.length ? undefined : preset.sweep?.matchTemperature;
+    spec = parseSweepSpec(match ? { seeds, axes, matchTemperature: match } : { seeds, axes }, base, 'sweep');
+    runs = expandSweep(base, spec);
   }
-  // the preset's temperature matching applies while its axes do (not with --vary axes of one's own)
-  const match = values.vary?.length ? undefined : preset.sweep?.matchTemperature;
-  const spec = parseSweepSpec(match ? { seeds, axes, matchTemperature: match } : { seeds, axes }, base, 'sweep');
-  const total = spec.seeds.length * Object.values(spec.axes).reduce((n, vs) => n * vs.length, 1);
-  if (total > MAX_RUNS)
-    throw new UserError(`--seeds × --vary: ${total} runs, at most ${MAX_RUNS} in one sweep (split it into several)`);
-  const runs = expandSweep(base, spec);
+  if (runs.length > MAX_RUNS)
+    throw new UserError(
+      `--seeds × --vary: ${runs.length} runs, at most ${MAX_RUNS} in one sweep (split it into several)`,
+    );
   const slugs = runs.map((r) => slug(r.label));
   const twice = slugs.find((x, i) => slugs.indexOf(x) !== i);
   if (twice !== undefined)
     throw new UserError(`--vary: two points of the sweep have the same folder name "${twice}" (a value given twice?)`);
   // everything that can be refused is refused before any folder exists
   for (const run of runs) await startBackend(run.config);
-  await loadShippedTeacher(base);
+  for (const p of presets) await loadShippedTeacher(applyOverrides(p.config, sets));
   const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
-  const out = values.out ?? join(ROOT, 'runs', `sweep-${preset.name}-${stamp}`);
+  const title = names.join('+');
+  const out = values.out ?? join(ROOT, 'runs', `sweep-${title}-${stamp}`);
   RunFolder.prepareEmpty(out, '--out');
-  io.stderr(`sweep ${preset.name}: ${runs.length} runs → ${out}\n`);
+  io.stderr(`sweep ${title}: ${runs.length} runs → ${out}\n`);
+  const curves = new Map<string, CurvePoint[]>();
   let ok = true;
   const latch = new InterruptLatch();
   const removeHandler = installInterrupt(latch);
@@ -156,6 +196,7 @@ async function sweep(argv: string[], io: CliIo): Promise<number> {
           interrupt: latch,
           log: (t) => io.stderr(t),
         });
+        curves.set(run.label, readCurve(join(folder.dir, 'metrics.jsonl')));
         io.stderr(`[${i + 1}/${runs.length}] ${run.label}: ${oneLine(summary)}\n`);
         if (summary.status !== 'completed') ok = false;
         return summary;
@@ -168,29 +209,169 @@ async function sweep(argv: string[], io: CliIo): Promise<number> {
   } finally {
     removeHandler();
   }
-  const done = results.map(({ run, summary }) => ({ point: run.point, summary, label: run.label }));
-  const rows = compareRuns(done);
+  const done = results.map(({ run, summary }) => ({
+    point: run.point,
+    summary,
+    label: run.label,
+    curve: curves.get(run.label) ?? [],
+    envKey: JSON.stringify(run.config.env),
+  }));
+  const table = writeOutcome(out, title, about(presets), done, {
+    seeds,
+    axes,
+    matchTemperature: spec.matchTemperature ?? null,
+  });
+  io.stdout(`${table}\n\nsweep folder: ${out}\n`);
+  return ok ? 0 : 1;
+}
+
+interface DoneRun {
+  point: Record<string, unknown>;
+  summary: RunSummary;
+  label: string;
+  curve: CurvePoint[];
+  /** JSON of the run's config.env: runs with equal keys share a universe (and S_T yardstick) */
+  envKey: string;
+}
+
+function about(presets: readonly { name: string; description: string }[]): string {
+  return presets.map((p) => `${presets.length > 1 ? `**${p.name}**: ` : ''}${p.description}`).join('\n\n');
+}
+
+/** comparison.md, comparison.json and validation-<env>.svg of finished runs into `out`; returns the table */
+function writeOutcome(
+  out: string,
+  title: string,
+  aboutText: string,
+  done: readonly DoneRun[],
+  meta: Record<string, unknown>,
+): string {
+  // pure GRPO measures no S_T: its yardstick is the mean S_T of the same environment's other runs
+  // (same env config = same universe and teacher; the negative control's universe has its own S_T)
+  const yardstick = new Map<string, number>();
+  for (const key of new Set(done.map((d) => d.envKey))) {
+    const sts = done.flatMap((d) =>
+      d.envKey === key && d.summary.teacherPerformance !== null ? [d.summary.teacherPerformance] : [],
+    );
+    if (sts.length) yardstick.set(key, sts.reduce((a, b) => a + b, 0) / sts.length);
+  }
+  const sT = (d: DoneRun): number | null => d.summary.teacherPerformance ?? yardstick.get(d.envKey) ?? null;
+  const rows = compareRuns(done.map((d) => ({ ...d, yardstick: sT(d) })));
   const table = formatComparisonTable(rows);
   const write = (file: string, text: string): void =>
-    withFsErrors(join(out, file), 'writing the sweep comparison', () => writeFileSync(join(out, file), text));
-  write('comparison.md', `# Sweep ${preset.name}\n\n${preset.description}\n\n${table}\n`);
+    withFsErrors(join(out, file), 'writing the sweep outcome', () => writeFileSync(join(out, file), text));
+  write('comparison.md', `# Sweep ${title}\n\n${aboutText}\n\n${table}\n`);
   write(
     'comparison.json',
     JSON.stringify(
       {
-        preset: preset.name,
-        seeds,
-        axes,
-        matchTemperature: spec.matchTemperature ?? null,
+        preset: title,
+        ...meta,
         rows,
-        runs: done.map((d) => ({ label: d.label, summary: d.summary })),
+        runs: done.map((d) => ({ label: d.label, summary: d.summary, curve: d.curve, yardstick: sT(d) })),
       },
       null,
       1,
     ),
   );
-  io.stdout(`${table}\n\nsweep folder: ${out}\n`);
-  return ok ? 0 : 1;
+  // one figure per environment: each sweep point of that environment is one series
+  for (const env of [...new Set(done.map((d) => d.summary.env))]) {
+    const series = new Map<string, PlotSeries['runs'][number][]>();
+    for (const d of done.filter((x) => x.summary.env === env)) {
+      const key = Object.entries(d.point)
+        .map(([k, v]) => (k === 'preset' ? String(v) : `${k}=${String(v)}`))
+        .join(' ');
+      series.set(key || title, [
+        ...(series.get(key || title) ?? []),
+        { curve: d.curve, triggerStep: d.summary.gate.triggerStep, teacherPerformance: sT(d) },
+      ]);
+    }
+    const svg = validationPlotSvg(
+      `${env}: validation success vs student step (mean ± 95% band; ▲ retirement)`,
+      [...series.entries()].map(([label, r]) => ({ label, runs: r })),
+    );
+    write(`validation-${env}.svg`, svg);
+  }
+  return table;
+}
+
+/**
+ * `--report DIR,DIR…`: one outcome (table and figures) over sweeps already run, e.g. the story presets run as
+ * separate sweep processes side by side; each DIR's comparison.json brings its runs, points and curves.
+ */
+function report(dirs: readonly string[], out: string): string {
+  const done: DoneRun[] = [];
+  const titles: string[] = [];
+  for (const dir of dirs) {
+    const path = join(dir, 'comparison.json');
+    if (!existsSync(path)) {
+      // an unfinished sweep: its finished runs (run folders with summary.json), each point = its preset
+      const runs = existsSync(dir) ? readdirSync(dir).filter((f) => existsSync(join(dir, f, 'summary.json'))) : [];
+      if (runs.length === 0)
+        throw new UserError(`--report: ${dir} has neither comparison.json nor finished run folders (summary.json)`);
+      for (const f of runs) {
+        const summary = readJson(join(dir, f, 'summary.json')) as RunSummary;
+        const cfg = readJson(join(dir, f, 'config.json')) as { env?: unknown };
+        if (summary.status !== 'completed') continue;
+        titles.push(summary.name);
+        done.push({
+          point: { preset: summary.name },
+          summary,
+          label: `preset=${summary.name} seed=${summary.seed}`,
+          curve: readCurve(join(dir, f, 'metrics.jsonl')),
+          envKey: JSON.stringify(cfg.env),
+        });
+      }
+      continue;
+    }
+    const c = readJson(path) as {
+      preset: string;
+      runs: { label: string; summary: RunSummary; curve?: CurvePoint[] }[];
+      axes: Record<string, unknown[]>;
+    };
+    titles.push(c.preset);
+    const axisKeys = Object.keys(c.axes);
+    for (const r of c.runs) {
+      if (r.summary.status !== 'completed') continue;
+      // the point: the run's axis values (from its label), or its preset when the sweep had no axes
+      const point: Record<string, unknown> = {};
+      for (const part of r.label.split(' ')) {
+        const eq = part.indexOf('=');
+        const k = part.slice(0, eq);
+        if (eq > 0 && k !== 'seed' && (axisKeys.includes(k) || k === 'preset')) point[k] = part.slice(eq + 1);
+      }
+      if (Object.keys(point).length === 0) point.preset = c.preset;
+      const configPath = join(dir, slug(r.label), 'config.json');
+      const env = existsSync(configPath) ? (readJson(configPath) as { env?: unknown }).env : r.summary.env;
+      done.push({ point, summary: r.summary, label: r.label, curve: r.curve ?? [], envKey: JSON.stringify(env) });
+    }
+  }
+  withFsErrors(out, 'creating the report folder', () => mkdirSync(out, { recursive: true }));
+  const title = [...new Set(titles)].join('+');
+  return writeOutcome(out, title, `Combined from ${dirs.join(', ')}.`, done, { from: dirs });
+}
+
+/** A JSON file of a sweep folder (--report); unreadable or malformed → a user error naming the file. */
+function readJson(path: string): unknown {
+  const text = withFsErrors(path, 'reading a sweep folder', () => readFileSync(path, 'utf8'));
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new UserError(`--report: ${path} is not valid JSON (${(e as Error).message.slice(0, 80)})`);
+  }
+}
+
+/** the student stage's validation curve from a run folder's metrics.jsonl (steps that logged val/success_rate) */
+function readCurve(path: string): CurvePoint[] {
+  if (!existsSync(path)) return [];
+  const out: CurvePoint[] = [];
+  for (const line of readFileSync(path, 'utf8').split('\n')) {
+    if (!line.trim()) continue;
+    const m = JSON.parse(line) as Record<string, unknown>;
+    const score = m['val/success_rate'];
+    if (typeof m.step === 'number' && typeof score === 'number') out.push({ step: m.step, score });
+  }
+  return out;
 }
 
 if (isEntryPoint(import.meta.url)) runCliMain('sweep', sweep);

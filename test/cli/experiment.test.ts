@@ -186,7 +186,7 @@ describe('config errors', () => {
     const r = run('experiment.ts', ['--preset', 'smok']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(
-      'unknown preset "smok" (available: actobs-vs-actionsft, estimators, retire-house, retire-shell, retire-shop, schedules, smoke)',
+      'unknown preset "smok" (available: actobs-vs-actionsft, control-shell, estimators, grpo-house, grpo-shell, grpo-shop, opd-house, opd-shell, opd-shop, retire-house, retire-shell, retire-shop, schedules, smoke)',
     );
     expect(r.stderr).not.toMatch(/\n\s+at /);
     expect(r.stdout).toBe('');
@@ -254,10 +254,21 @@ describe('npm run sweep', () => {
     expect(r.code).toBe(0);
     const table = readFileSync(join(out, 'comparison.md'), 'utf8');
     expect(table).toContain(
-      '| student.schedule | seeds | test success % (mean ± std) | trigger step | teacher forwards saved | wall s |',
+      '| student.schedule | seeds | test success % (mean ± 95% CI) | steps to 0.9·S_T | trigger step | teacher forwards saved | wall s |',
     );
-    expect(table).toMatch(/\| adaptive \| 2 \| [\d.]+ ± [\d.]+ \| 10, 10 \| 0\.0 \|/);
-    expect(table).toMatch(/\| none \| 2 \| [\d.]+ ± [\d.]+ \| –, – \| 10\.0 \|/);
+    expect(table).toMatch(/\| adaptive \| 2 \| [\d.]+ ± [\d.]+ \| [\d–]+, [\d–]+ \| 10, 10 \| 0\.0 \|/);
+    expect(table).toMatch(/\| none \| 2 \| [\d.]+ ± [\d.]+ \| [\d–]+, [\d–]+ \| –, – \| 10\.0 \|/);
+    // the figure: one series per schedule, with the adaptive seeds' retirement markers
+    const svg = readFileSync(join(out, 'validation-shell.svg'), 'utf8');
+    expect(svg).toMatch(/^<svg /);
+    expect(svg).toContain('adaptive (2 seeds, 2 retired)');
+    expect(svg).toContain('none (2 seeds, 0 retired)');
+    // --report: the same outcome again from the finished folder, without running anything
+    const again = join(tmp, 'sweep-report');
+    const rep = run('sweep.ts', ['--report', out, '--out', again]);
+    expect(rep.code).toBe(0);
+    expect(readFileSync(join(again, 'comparison.md'), 'utf8')).toContain(table.split('\n').at(-2)!);
+    expect(existsSync(join(again, 'validation-shell.svg'))).toBe(true);
     expect(existsSync(join(out, 'student.schedule-none_seed-1', 'summary.json'))).toBe(true);
   });
 

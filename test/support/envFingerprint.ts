@@ -1,5 +1,6 @@
 // One fingerprint of the environments for a seed, imported by Node tests and, through the Vite dev server, by the
-// browser: skill segments, expert streams and the observations of a fixed non-expert action, tasks 0..9 per split.
+// browser: skill segments, expert streams, the observations of a fixed non-expert action, and the SFT
+// demonstrators' streams (explorer, skill follower), tasks 0..9 per split; plus the shell negative control's tasks.
 import { ENV_NAMES, SPLITS, asMicroEnv, createEnv } from '../../src/core/env';
 import { hashString } from '../../src/core/rng';
 
@@ -16,8 +17,18 @@ export function envFingerprint(seed: number): Record<string, number> {
       tasks.forEach((t, i) =>
         parts.push(t.skillTokens.join(','), env.expert(t).tokens.join(','), batch.observation(i).join(',')),
       );
+      for (const policy of ['explorer', 'skillFollower'] as const) {
+        for (const tr of env.demonstrate(tasks, policy, seed)) parts.push(tr.tokens.join(','));
+      }
     }
     out[name] = hashString(parts.join('|'));
   }
+  const control = asMicroEnv(createEnv('shell', { seed, randomFacts: true }));
+  out['shell-control'] = hashString(
+    control
+      .tasks('validation', 10)
+      .map((t) => `${t.skillTokens.join(',')}:${control.expert(t).tokens.join(',')}`)
+      .join('|'),
+  );
   return out;
 }

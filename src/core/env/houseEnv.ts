@@ -79,6 +79,8 @@ export class HouseEnv extends MicroEnv<HouseWorld> {
 
   constructor(options: Partial<EnvOptions> = {}) {
     const o = resolveEnvOptions(options);
+    if (o.randomFacts === true)
+      throw new Error('env options: randomFacts is only implemented for shell (the negative control)');
     const u = deriveRng(o.seed, hashString('house-universe'));
     const rooms = HOUSE_ROOMS.length - 1;
     const usualRoom = HOUSE_OBJECTS.map(() => 1 + u.int(rooms));

@@ -10,6 +10,7 @@ import {
   Special,
   TokenClass,
   type AgentEnv,
+  type Demonstrator,
   type EnvLimits,
   type EnvName,
   type EnvOptions,
@@ -38,7 +39,7 @@ export function contextTokensOf(l: LimitsWithoutContext): number {
 
 /** Validate user options (unknown keys rejected by name) and fill defaults. */
 export function resolveEnvOptions(options: Partial<EnvOptions> = {}): EnvOptions {
-  const known = new Set(['seed', 'misleadingSkillFraction', 'invalidActionPenalty', 'maxTurns']);
+  const known = new Set(['seed', 'misleadingSkillFraction', 'invalidActionPenalty', 'maxTurns', 'randomFacts']);
   for (const key of Object.keys(options)) {
     if (!known.has(key)) throw new Error(`env options: unknown key "${key}" (known: ${[...known].join(', ')})`);
   }
@@ -51,6 +52,9 @@ export function resolveEnvOptions(options: Partial<EnvOptions> = {}): EnvOptions
   }
   if (!(o.invalidActionPenalty >= 0 && Number.isFinite(o.invalidActionPenalty))) {
     throw new Error(`env options: invalidActionPenalty must be a finite number ≥ 0, got ${o.invalidActionPenalty}`);
+  }
+  if (o.randomFacts !== undefined && typeof o.randomFacts !== 'boolean') {
+    throw new Error(`env options: randomFacts must be true or false, got ${String(o.randomFacts)}`);
   }
   if (o.maxTurns !== undefined && !(Number.isInteger(o.maxTurns) && o.maxTurns >= 1)) {
     throw new Error(`env options: maxTurns must be a positive integer, got ${o.maxTurns}`);
@@ -77,6 +81,11 @@ export interface WorldDraft<W> {
   goal: string;
   world: W;
   splitKey: string;
+  /**
+   * this task's own skill texts (the negative control, where facts are drawn per task); undefined = the SkillBank
+   * entry's. Which one is shown still follows the retrieved entry's misleading flag.
+   */
+  skill?: { text: string; misleadingText: string } | undefined;
 }
 
 export interface MicroEnvSpec {
@@ -168,9 +177,11 @@ export abstract class MicroEnv<W> implements AgentEnv {
       if (promptTokens.length > this.limits.maxPromptTokens) {
         throw new Error(`${this.name}: prompt "${d.goal}" exceeds maxPromptTokens ${this.limits.maxPromptTokens}`);
       }
-      const skillTokens = [Special.skill, ...this.vocab.encode(retrieved.text)];
+      const skillText =
+        d.skill === undefined ? retrieved.text : retrieved.misleading ? d.skill.misleadingText : d.skill.text;
+      const skillTokens = [Special.skill, ...this.vocab.encode(skillText)];
       if (skillTokens.length > this.limits.skillTokens) {
-        throw new Error(`${this.name}: skill "${retrieved.text}" exceeds skillTokens ${this.limits.skillTokens}`);
+        throw new Error(`${this.name}: skill "${skillText}" exceeds skillTokens ${this.limits.skillTokens}`);
       }
       while (skillTokens.length < this.limits.skillTokens) skillTokens.push(Special.pad);
       return {
@@ -181,7 +192,7 @@ export abstract class MicroEnv<W> implements AgentEnv {
         promptTokens,
         skillTokens,
         skillMisleading: retrieved.misleading,
-        skill: retrieved.text,
+        skill: skillText,
         world: d.world,
         splitKey: d.splitKey,
       };
@@ -306,6 +317,22 @@ export abstract class MicroEnv<W> implements AgentEnv {
     const t = this.own(task);
     const [traj] = this.rollout([t], [this.baseline('expert', t, createRng(0))]);
     return traj as Trajectory;
+  }
+
+  demonstrate(tasks: readonly Task[], policy: Demonstrator, seed: number): Trajectory[] {
+    const rng = deriveRng(seed, hashString(`${this.name}/demonstrations/${policy}`));
+    const own = tasks.map((t) => this.own(t));
+    const out: Trajectory[] = [];
+    for (let start = 0; start < own.length; start += 256) {
+      const chunk = own.slice(start, start + 256);
+      out.push(
+        ...this.rollout(
+          chunk,
+          chunk.map((t) => this.baseline(policy, t, rng.fork())),
+        ),
+      );
+    }
+    return out;
   }
 
   /** the task as this environment's own (throws for a task of another environment) */

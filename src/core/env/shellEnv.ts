@@ -1,10 +1,15 @@
 // shell: a terminal agent on a tiny random filesystem (Terminal-Bench in miniature).
-// The universe (fixed by the seed) keeps each service's key file and log file in one directory each; a task shows
-// three services spread over ≥ 5 of the 8 directories and asks for a password or for the number of ERROR/WARN lines
-// of one service's log. Split key: goal, answer and the set of services present (a validation task never repeats a
-// training task's goal, answer and services together; each goal has many answers, so answers must be read).
-// The skill says where that service keeps its key/log ("nginx key in etc"); without it an
-// agent must look through directories within 4 turns.
+// The universe (fixed by the seed) keeps each of 8 services' key file and log file in one of 20 directories; a task
+// shows three services' files (plus two distractor files) and asks for a password or for the number of ERROR/WARN
+// lines of one service's log. Split key: goal, answer and the set of services present.
+// Information the student must earn (issue 8): `ls` lists all 20 directories whatever the task, so only a probe
+// (`cat`/`grep`/`ls DIR`) of the right directory finds the file, and 3 turns allow two probes and an answer: a
+// skill-free explorer succeeds ≈ 2/20 plus a lucky guess (≈ 24 %), a skill follower ≈ 85 %, the expert 100 %.
+// Answers come from a small set (8 passwords, counts 0..5) so that copying the answer off the screen is easy to
+// learn; finding it is what the skill (or internalised knowledge of the universe) is for.
+// The skill says where that service keeps its key/log ("nginx key in etc"). With `randomFacts` (the negative
+// control) every task draws its own directories, so nothing is fixed to internalise; the skill still tells the
+// task's truth (or, for a misleading entry, a wrong directory).
 //   actions: ls | ls DIR | cat DIR FILE | grep WORD DIR | answer VALUE
 //   observations: file lists, file contents, `FILE COUNT` pairs (grep -c), `correct`/`wrong`, or errors.
 import type { Rng } from '../rng';
@@ -21,17 +26,18 @@ import {
 } from './microEnv';
 import type { EnvOptions } from './types';
 
-export const SHELL_DIRS = ['etc', 'var', 'opt', 'srv', 'home', 'tmp', 'usr', 'lib'] as const;
-export const SHELL_SERVICES = ['nginx', 'redis', 'mysql', 'sshd', 'cron', 'kafka'] as const;
+export const SHELL_DIRS = [
+  'etc', 'var', 'opt', 'srv', 'home', 'tmp', 'usr', 'lib', 'boot', 'mnt',
+  'root', 'proc', 'run', 'sys', 'dev', 'media', 'data', 'conf', 'cache', 'spool',
+] as const; // prettier-ignore
+export const SHELL_SERVICES = ['nginx', 'redis', 'mysql', 'sshd', 'cron', 'kafka', 'mongo', 'httpd'] as const;
 const DISTRACTOR_FILES = ['notes', 'backup', 'readme'] as const;
 const LEVELS = ['ok', 'warn', 'error'] as const;
-const PASSWORDS = [
-  'tiger', 'maple', 'cobalt', 'lemon', 'orbit', 'pixel', 'falcon', 'ember', 'cedar', 'quartz', 'velvet', 'nova',
-  'delta', 'willow', 'onyx', 'coral', 'raven', 'topaz', 'frost', 'amber', 'lotus', 'sable', 'zephyr', 'indigo',
-] as const; // prettier-ignore
+const PASSWORDS = ['tiger', 'maple', 'cobalt', 'lemon', 'orbit', 'pixel', 'falcon', 'ember'] as const;
 const COUNTS = ['0', '1', '2', '3', '4', '5'] as const;
 const LOG_LINES = 6;
 const MAX_FILES_PER_DIR = 4;
+const SERVICES_PER_TASK = 3;
 const KINDS = ['password', 'error', 'warn'] as const;
 type Kind = (typeof KINDS)[number];
 
@@ -75,9 +81,11 @@ export interface ShellWorld {
 }
 
 export class ShellEnv extends MicroEnv<ShellWorld> {
-  /** universe: directory of each service's key and log file */
+  /** universe: directory of each service's key and log file (with randomFacts: only the skills' wording source) */
   readonly keyDir: readonly number[];
   readonly logDir: readonly number[];
+  /** negative control: every task draws its own directories (nothing fixed to internalise) */
+  readonly randomFacts: boolean;
   private readonly dirById: Int8Array;
   private readonly dirIds: readonly number[];
   private readonly countIds: readonly number[];
@@ -89,18 +97,16 @@ export class ShellEnv extends MicroEnv<ShellWorld> {
     const u = deriveRng(o.seed, hashString('shell-universe'));
     const keyDir = SHELL_SERVICES.map(() => u.int(SHELL_DIRS.length));
     const logDir = SHELL_SERVICES.map(() => u.int(SHELL_DIRS.length));
-    const wrong = (d: number): string =>
-      SHELL_DIRS[(d + 1 + u.int(SHELL_DIRS.length - 1)) % SHELL_DIRS.length] as string;
     const skills: SkillEntry[] = SHELL_SERVICES.flatMap((s, i) => [
       {
         keywords: [s, 'password'],
-        text: `${s} key in ${SHELL_DIRS[keyDir[i] as number]}`,
-        misleadingText: `${s} key in ${wrong(keyDir[i] as number)}`,
+        text: ShellEnv.skillText(s, 'key', keyDir[i] as number),
+        misleadingText: ShellEnv.skillText(s, 'key', ShellEnv.wrongDir(keyDir[i] as number, u)),
       },
       {
         keywords: [s, 'lines'],
-        text: `${s} log in ${SHELL_DIRS[logDir[i] as number]}`,
-        misleadingText: `${s} log in ${wrong(logDir[i] as number)}`,
+        text: ShellEnv.skillText(s, 'log', logDir[i] as number),
+        misleadingText: ShellEnv.skillText(s, 'log', ShellEnv.wrongDir(logDir[i] as number, u)),
       },
     ]);
     super(
@@ -108,7 +114,7 @@ export class ShellEnv extends MicroEnv<ShellWorld> {
         name: 'shell',
         words: WORDS,
         heads: HEADS,
-        limits: { maxTurns: 4, maxActionTokens: 4, maxObsTokens: 9, maxPromptTokens: 7, skillTokens: 6 },
+        limits: { maxTurns: 3, maxActionTokens: 4, maxObsTokens: 9, maxPromptTokens: 7, skillTokens: 6 },
         skills,
         stateSize: 1,
         badActionText: 'bad command',
@@ -117,6 +123,7 @@ export class ShellEnv extends MicroEnv<ShellWorld> {
     );
     this.keyDir = keyDir;
     this.logDir = logDir;
+    this.randomFacts = o.randomFacts === true;
     const v = this.vocab;
     this.dirIds = SHELL_DIRS.map((d) => v.id(d));
     this.dirById = new Int8Array(v.size).fill(-1);
@@ -134,6 +141,15 @@ export class ShellEnv extends MicroEnv<ShellWorld> {
     this.errors = { bad: v.encode('bad command'), noDir: v.encode('no such dir'), noFile: v.encode('no such file') };
   }
 
+  private static skillText(service: string, file: 'key' | 'log', dir: number): string {
+    return `${service} ${file} in ${SHELL_DIRS[dir] as string}`;
+  }
+
+  /** a directory other than `d`, uniform */
+  private static wrongDir(d: number, rng: Rng): number {
+    return (d + 1 + rng.int(SHELL_DIRS.length - 1)) % SHELL_DIRS.length;
+  }
+
   private file(dir: number, name: string, content: readonly string[]): ShellFile {
     const v = this.vocab;
     return {
@@ -149,15 +165,18 @@ export class ShellEnv extends MicroEnv<ShellWorld> {
   protected draft(rng: Rng): WorldDraft<ShellWorld> {
     const service = rng.int(SHELL_SERVICES.length);
     const kind = rng.pick(KINDS);
-    // three services whose files fit MAX_FILES_PER_DIR per directory
+    // the directories of this task: the universe's, or (negative control) drawn for this task alone
+    const keyDir = this.randomFacts ? SHELL_SERVICES.map(() => rng.int(SHELL_DIRS.length)) : this.keyDir;
+    const logDir = this.randomFacts ? SHELL_SERVICES.map(() => rng.int(SHELL_DIRS.length)) : this.logDir;
+    // SERVICES_PER_TASK services whose files fit MAX_FILES_PER_DIR per directory
     let present: number[];
     for (;;) {
-      const others = rng.shuffle(SHELL_SERVICES.map((_, i) => i).filter((i) => i !== service)).slice(0, 2);
-      present = [service, ...others];
+      const others = rng.shuffle(SHELL_SERVICES.map((_, i) => i).filter((i) => i !== service));
+      present = [service, ...others.slice(0, SERVICES_PER_TASK - 1)];
       const perDir = new Array<number>(SHELL_DIRS.length).fill(0);
       for (const s of present) {
-        perDir[this.keyDir[s] as number]! += 1;
-        perDir[this.logDir[s] as number]! += 1;
+        perDir[keyDir[s] as number]! += 1;
+        perDir[logDir[s] as number]! += 1;
       }
       if (perDir.every((n) => n <= MAX_FILES_PER_DIR)) break;
     }
@@ -166,7 +185,7 @@ export class ShellEnv extends MicroEnv<ShellWorld> {
     for (const s of present) {
       const name = SHELL_SERVICES[s] as string;
       const password = rng.pick(PASSWORDS);
-      files.push(this.file(this.keyDir[s] as number, `${name}.key`, ['password', password]));
+      files.push(this.file(keyDir[s] as number, `${name}.key`, ['password', password]));
       // a log of LOG_LINES lines whose count of the asked level is uniform in 0..5
       const level = kind === 'password' ? rng.pick(['error', 'warn'] as const) : kind;
       const count = rng.int(COUNTS.length);
@@ -175,12 +194,11 @@ export class ShellEnv extends MicroEnv<ShellWorld> {
         lines.push(k < count ? level : rng.pick(LEVELS.filter((l) => l !== level)));
       }
       rng.shuffle(lines);
-      files.push(this.file(this.logDir[s] as number, `${name}.log`, lines));
+      files.push(this.file(logDir[s] as number, `${name}.log`, lines));
       if (s === service) answer = kind === 'password' ? password : String(count);
     }
-    const dirSet = new Set(files.map((f) => f.dir));
-    while (dirSet.size < 5) dirSet.add(rng.int(SHELL_DIRS.length));
-    const dirs = [...dirSet].sort((a, b) => a - b);
+    // every directory exists in every task, so listing the root tells nothing
+    const dirs = SHELL_DIRS.map((_, d) => d);
     for (const name of rng.shuffle([...DISTRACTOR_FILES]).slice(0, 2)) {
       const room = dirs.filter((d) => files.filter((f) => f.dir === d).length < MAX_FILES_PER_DIR);
       files.push(this.file(rng.pick(room), name, ['empty']));
@@ -188,12 +206,19 @@ export class ShellEnv extends MicroEnv<ShellWorld> {
     files.sort((a, b) => a.dir - b.dir || a.nameId - b.nameId);
     const sname = SHELL_SERVICES[service] as string;
     const goal = kind === 'password' ? `find the password of ${sname}` : `count ${kind} lines of ${sname}`;
-    const targetDir = kind === 'password' ? (this.keyDir[service] as number) : (this.logDir[service] as number);
+    const targetDir = kind === 'password' ? (keyDir[service] as number) : (logDir[service] as number);
     const targetFile = kind === 'password' ? `${sname}.key` : `${sname}.log`;
+    const fileKind = kind === 'password' ? 'key' : 'log';
     return {
       goal,
       world: { service, kind, answer, answerId: this.vocab.id(answer), dirs, files, targetDir, targetFile },
       splitKey: `${goal}|${answer}|${[...present].sort((a, b) => a - b).join(',')}`,
+      skill: this.randomFacts
+        ? {
+            text: ShellEnv.skillText(sname, fileKind, targetDir),
+            misleadingText: ShellEnv.skillText(sname, fileKind, ShellEnv.wrongDir(targetDir, rng)),
+          }
+        : undefined,
     };
   }
 
@@ -218,7 +243,8 @@ export class ShellEnv extends MicroEnv<ShellWorld> {
     const a2 = action[2] as number;
     if (head === ids.ls) {
       if (nArgs === 0) {
-        for (const d of world.dirs) out.push(this.dirIds[d] as number);
+        // the root listing is paged to what an observation holds: the first maxObsTokens − 1 directories
+        for (const d of world.dirs.slice(0, this.limits.maxObsTokens - 1)) out.push(this.dirIds[d] as number);
         return Outcome.none;
       }
       if (nArgs !== 1) return this.err('bad', out);
@@ -294,14 +320,20 @@ export class ShellEnv extends MicroEnv<ShellWorld> {
     return world.kind === 'password' ? ['cat', dir, world.targetFile] : ['grep', world.kind, dir];
   }
 
-  /** lists the root, then probes the listed directories in random order (skipping `tried`), then answers */
+  /**
+   * Probes directories in cyclic vocabulary order from a random start (skipping `tried`), then answers what it
+   * read, or a fixed guess. Its actions never depend on where the file is, so its traces (successful or not) do
+   * not teach where files are: they are the student-view demonstrations.
+   */
   private static *explore(
     world: ShellWorld,
     rng: Rng,
     tried: readonly string[],
   ): Generator<string[], void, readonly string[]> {
-    const listing = yield ['ls'];
-    for (const dir of rng.shuffle(listing.filter((d) => !tried.includes(d)))) {
+    const start = rng.int(SHELL_DIRS.length);
+    for (let k = 0; k < SHELL_DIRS.length; k++) {
+      const dir = SHELL_DIRS[(start + k) % SHELL_DIRS.length] as string;
+      if (tried.includes(dir)) continue;
       const obs = yield ShellEnv.probe(world, dir);
       const ans = ShellEnv.readAnswer(world, obs);
       if (ans !== null) {
@@ -309,17 +341,16 @@ export class ShellEnv extends MicroEnv<ShellWorld> {
         return;
       }
     }
-    yield ['answer', world.kind === 'password' ? 'tiger' : '0'];
   }
 
   explorer(task: EnvTask<ShellWorld>, rng: Rng): EpisodePolicy {
-    return scriptedPolicy(() => ShellEnv.explore(task.world, rng, []));
+    return ShellEnv.budgeted(task.world, this.limits.maxTurns, () => ShellEnv.explore(task.world, rng, []));
   }
 
   skillFollower(task: EnvTask<ShellWorld>, rng: Rng): EpisodePolicy {
     const world = task.world;
     const dir = task.skill.split(' ').at(-1) as string; // "<service> key|log in <dir>"
-    return scriptedPolicy(function* () {
+    return ShellEnv.budgeted(world, this.limits.maxTurns, function* () {
       const obs = yield ShellEnv.probe(world, dir);
       const ans = ShellEnv.readAnswer(world, obs);
       if (ans !== null) {
@@ -327,6 +358,29 @@ export class ShellEnv extends MicroEnv<ShellWorld> {
         return;
       }
       yield* ShellEnv.explore(world, rng, [dir]);
+    });
+  }
+
+  /** a script that, on its last turn, answers (a fixed guess when it has not read the answer) instead of probing */
+  private static budgeted(
+    world: ShellWorld,
+    maxTurns: number,
+    script: () => Generator<string[], void, readonly string[]>,
+  ): EpisodePolicy {
+    const guess = world.kind === 'password' ? 'tiger' : '0';
+    return scriptedPolicy(function* () {
+      const inner = script();
+      let obs: readonly string[] = [];
+      for (let turn = 0; ; turn++) {
+        const r = inner.next(obs);
+        const action = r.done ? ['answer', guess] : r.value;
+        if (turn === maxTurns - 1 && action[0] !== 'answer') {
+          yield ['answer', guess];
+          return;
+        }
+        obs = yield action;
+        if (action[0] === 'answer') return;
+      }
     });
   }
 }

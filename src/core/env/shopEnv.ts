@@ -108,6 +108,8 @@ export class ShopEnv extends MicroEnv<ShopWorld> {
 
   constructor(options: Partial<EnvOptions> = {}) {
     const o = resolveEnvOptions(options);
+    if (o.randomFacts === true)
+      throw new Error('env options: randomFacts is only implemented for shell (the negative control)');
     const u = deriveRng(o.seed, hashString('shop-universe'));
     const listedAs = SHOP_CATEGORIES.map(() => u.int(5));
     const skills: SkillEntry[] = SHOP_CATEGORIES.map((c, i) => {

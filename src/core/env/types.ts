@@ -99,6 +99,11 @@ export interface EnvOptions {
   invalidActionPenalty: number;
   /** override of the environment's default turn limit (contextTokens must stay ≤ 128); undefined = default */
   maxTurns?: number;
+  /**
+   * negative control (shell only): every task draws its own facts (where each file is), so there is nothing fixed
+   * for a student to internalise; the skill still tells the task's truth. undefined/false = facts fixed by the seed
+   */
+  randomFacts?: boolean;
 }
 
 /** Result of one environment step for one episode. */
@@ -142,6 +147,9 @@ export interface Trajectory {
   invalidActions?: number;
 }
 
+/** the scripted policies that can demonstrate for SFT */
+export type Demonstrator = 'expert' | 'explorer' | 'skillFollower';
+
 export interface AgentEnv {
   readonly name: EnvName;
   readonly vocab: Vocabulary;
@@ -153,6 +161,11 @@ export interface AgentEnv {
   createBatch(size: number): EpisodeBatch;
   /** the optimal scripted expert's full trajectory */
   expert(task: Task): Trajectory;
+  /**
+   * trajectories of a scripted demonstrator, one per task, in the student's view; `seed` drives the explorers'
+   * choices (the same seed and tasks give the same trajectories)
+   */
+  demonstrate(tasks: readonly Task[], policy: Demonstrator, seed: number): Trajectory[];
   /** classes of the policy tokens of one action (head first, then args, <eoa> as arg) */
   actionClasses(action: readonly number[]): TokenClass[];
 }

@@ -17,6 +17,8 @@ export const SCHEDULE_NAMES = [
   'competence-only',
 ] as const;
 export const ENV_CHOICES = ['shell', 'house', 'shop'] as const;
+/** scripted demonstrators of the SFT stage (src/core/env/microEnv.ts BaselineName, without `random`) */
+export const DEMONSTRATOR_CHOICES = ['explorer', 'skillFollower', 'expert'] as const;
 export const BACKEND_CHOICES = ['cpu', 'wasm', 'webgpu', 'webgl'] as const;
 export const ESTIMATOR_CHOICES = ['k3', 'full', 'naive'] as const;
 export const ADVANTAGE_CHOICES = ['group', 'batch', 'none'] as const;
@@ -56,6 +58,11 @@ export const experimentConfigSchema = z.strictObject({
     seed: count(),
     misleadingSkillFraction: unit(),
     invalidActionPenalty: nonNeg(),
+    /**
+     * negative control (shell only): each task draws its own facts, so there is nothing to internalise and the
+     * gate should not retire. Defaults to false when absent (configs saved before the key existed).
+     */
+    randomFacts: z.boolean().default(false),
   }),
   model: z.strictObject({
     width: posInt(),
@@ -64,8 +71,22 @@ export const experimentConfigSchema = z.strictObject({
     mlp: posInt(),
   }),
   demonstrations: z.strictObject({
-    /** expert trajectories on training tasks */
+    /** scripted trajectories on training tasks 0..tasks−1 */
     tasks: count(),
+    /**
+     * who demonstrates in the student's view. `explorer` (default) probes in an order that never depends on the
+     * facts, so the skill-free student cannot read the facts off its demonstrations and must earn them (issue 8);
+     * `expert` is the old recipe, whose first action reveals the fact the skill holds. A config saved before the
+     * key existed was made with `expert`, so that is what an absent key means (new configs get DEFAULT_CONFIG's).
+     */
+    studentPolicy: z.enum(DEMONSTRATOR_CHOICES).default('expert'),
+    /**
+     * who demonstrates in the teacher's (skill) view, shown for a fraction sft.skillViewFraction of SFT samples.
+     * `skillFollower` (default) acts on what the skill says, misleading entries included, so the teacher learns
+     * to read its skill; with `expert` (the old recipe, and what an absent key means) the action never depends on
+     * the skill.
+     */
+    teacherPolicy: z.enum(DEMONSTRATOR_CHOICES).default('expert'),
   }),
   sft: z.strictObject({
     steps: count(),
@@ -160,9 +181,9 @@ const DEFAULT_GRPO: GrpoConfig = {
 export const DEFAULT_CONFIG: ExperimentConfig = {
   name: 'experiment',
   seed: 0,
-  env: { name: 'shell', seed: 1, misleadingSkillFraction: 0.2, invalidActionPenalty: 0.1 },
+  env: { name: 'shell', seed: 1, misleadingSkillFraction: 0.2, invalidActionPenalty: 0.1, randomFacts: false },
   model: { width: 64, layers: 2, heads: 4, mlp: 256 },
-  demonstrations: { tasks: 256 },
+  demonstrations: { tasks: 256, studentPolicy: 'explorer', teacherPolicy: 'skillFollower' },
   sft: {
     steps: 60,
     batchSize: 32,

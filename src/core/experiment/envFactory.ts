@@ -25,5 +25,6 @@ export function createEnvFor(cfg: ExperimentConfig): AgentEnv {
     seed: cfg.env.seed,
     misleadingSkillFraction: cfg.env.misleadingSkillFraction,
     invalidActionPenalty: cfg.env.invalidActionPenalty,
+    ...(cfg.env.randomFacts ? { randomFacts: true } : {}),
   });
 }

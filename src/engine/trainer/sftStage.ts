@@ -1,6 +1,7 @@
-// Demonstrations and the SFT stage (METHODS.md §1): expert trajectories on training tasks, ActObs / ActionSFT
+// Demonstrations and the SFT stage (METHODS.md §1): scripted trajectories on training tasks (by role: a
+// skill-free demonstrator in the student's view, a skill-reading one in the teacher's view), ActObs / ActionSFT
 // updates with observation weight λ_obs, the gradient geometry every N steps, and probe evaluations
-// (action / observation CE on held-out expert trajectories, KL(π_init ‖ π) on action positions).
+// (action / observation CE on held-out demonstrations, KL(π_init ‖ π) on action positions).
 import * as tf from '@tensorflow/tfjs';
 import type { AgentEnv, Trajectory } from '../../core/env/types';
 import type { ExperimentConfig } from '../../core/experiment/config';
@@ -17,16 +18,29 @@ import { checkedUpdate } from './checkedUpdate';
 import { disposeTensors, packSequences, toTensors } from './sequenceBatch';
 
 export interface Demonstrations {
-  /** expert trajectories on training tasks 0..demonstrations.tasks−1 */
+  /** student-view trajectories of demonstrations.studentPolicy on training tasks 0..demonstrations.tasks−1 */
   train: Trajectory[];
-  /** expert trajectories on validation tasks 0..sft.heldOutTasks−1 (observation CE of base vs SFT) */
+  /**
+   * trajectories of demonstrations.teacherPolicy on the same tasks, shown with the skill segment in front for a
+   * fraction sft.skillViewFraction of SFT samples (empty when that fraction is 0)
+   */
+  teacherView: Trajectory[];
+  /** studentPolicy trajectories on validation tasks 0..sft.heldOutTasks−1 (observation CE of base vs SFT) */
   heldOut: Trajectory[];
 }
 
+/** Seeds of the demonstrators' own choices: fixed per run seed, apart from every other stream. */
+const DEMO_SALT = 0xde70;
+
 export function buildDemonstrations(env: AgentEnv, cfg: ExperimentConfig): Demonstrations {
+  const d = cfg.demonstrations;
+  const train = Array.from({ length: d.tasks }, (_, i) => env.task('train', i));
+  const heldOut = Array.from({ length: cfg.sft.heldOutTasks }, (_, i) => env.task('validation', i));
   return {
-    train: Array.from({ length: cfg.demonstrations.tasks }, (_, i) => env.expert(env.task('train', i))),
-    heldOut: Array.from({ length: cfg.sft.heldOutTasks }, (_, i) => env.expert(env.task('validation', i))),
+    train: env.demonstrate(train, d.studentPolicy, cfg.seed ^ DEMO_SALT),
+    teacherView:
+      cfg.sft.skillViewFraction > 0 ? env.demonstrate(train, d.teacherPolicy, cfg.seed ^ (DEMO_SALT + 1)) : [],
+    heldOut: env.demonstrate(heldOut, d.studentPolicy, cfg.seed ^ (DEMO_SALT + 2)),
   };
 }
 
@@ -47,9 +61,11 @@ export async function sftStep(req: SftStepRequest): Promise<Record<string, numbe
   if (demos.train.length === 0) throw new Error('sft: no demonstrations (demonstrations.tasks is 0 but sft.steps > 0)');
   const rng = createRng(req.seed);
   const batch = Array.from({ length: cfg.sft.batchSize }, () => {
-    const d = demos.train[rng.int(demos.train.length)] as Trajectory;
+    const i = rng.int(demos.train.length);
     const skill = cfg.sft.skillViewFraction > 0 && rng.next() < cfg.sft.skillViewFraction;
-    return skill ? { ...d, prefix: d.task.skillTokens } : d;
+    if (!skill) return demos.train[i] as Trajectory;
+    const d = (demos.teacherView[i] ?? demos.train[i]) as Trajectory;
+    return { ...d, prefix: d.task.skillTokens };
   });
   const t = toTensors(packSequences(batch));
   try {

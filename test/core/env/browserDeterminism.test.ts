@@ -20,7 +20,7 @@ describe('environment determinism across platforms', () => {
     await server?.close();
   });
 
-  it('gives the same tasks, expert trajectories and observations in Chromium as in Node for the same seed', async () => {
+  it('gives the same tasks, expert and demonstrator trajectories and observations in Chromium as in Node for the same seed', async () => {
     const address = server.httpServer?.address();
     if (!address || typeof address === 'string') throw new Error('vite dev server has no port');
     const page = await browser.newPage();
@@ -29,7 +29,7 @@ describe('environment determinism across platforms', () => {
     const inBrowser = (await page.evaluate(
       "import('/test/support/envFingerprint.ts').then((m) => m.envFingerprint(11))",
     )) as Record<string, number>;
-    expect(Object.keys(inBrowser)).toEqual(['shell', 'house', 'shop']);
+    expect(Object.keys(inBrowser)).toEqual(['shell', 'house', 'shop', 'shell-control']);
     expect(inBrowser).toEqual(envFingerprint(11));
   });
 });

@@ -18,7 +18,8 @@ import { createRng, hashString } from '../../../src/core/rng';
 const TASKS_PER_SPLIT = 1000;
 
 /** fingerprints of seed 3: skill segments and expert streams of tasks 0..19 of each split (pinned; see below) */
-const PINNED: Record<EnvName, number> = { shell: 3593618140, house: 1122854771, shop: 39337786 };
+// shell re-pinned deliberately for issue 8 (20 directories, 8 services, 3 turns, smaller answer set); was 3593618140
+const PINNED: Record<EnvName, number> = { shell: 2991052642, house: 1122854771, shop: 39337786 };
 
 describe.each(ENV_NAMES)('%s environment', (name) => {
   const env = asMicroEnv(createEnv(name, { seed: 3 }));
@@ -142,7 +143,8 @@ describe.each(ENV_NAMES)('%s environment', (name) => {
     expect(longest).toBeLessThanOrEqual(limits.contextTokens);
   });
 
-  it('makes the skill matter: the skill follower beats the explorer by 30 points, random stays under 5%', () => {
+  it('makes the skill matter: the skill follower ≳ 75 %, the skill-free explorer ≲ 32 %, random near chance', () => {
+    // issue 8's targets are ≳ 80 % and ≲ 25 % on the calibration (README); 400 tasks of one seed carry ±4 points
     const tasks = env.tasks('validation', 400);
     const rate = (policy: 'skillFollower' | 'explorer' | 'random'): number =>
       env
@@ -153,8 +155,11 @@ describe.each(ENV_NAMES)('%s environment', (name) => {
         .filter((t) => t.success).length / tasks.length;
     const follower = rate('skillFollower');
     const explorer = rate('explorer');
-    expect(follower - explorer).toBeGreaterThan(0.3);
-    expect(rate('random')).toBeLessThan(0.05);
+    expect(follower).toBeGreaterThan(0.75);
+    expect(explorer).toBeLessThan(0.32);
+    expect(follower - explorer).toBeGreaterThan(0.45);
+    // shell: 14 possible answers and an answer among 4 heads each turn, so chance is ≈ 4 %
+    expect(rate('random')).toBeLessThan(name === 'shell' ? 0.08 : 0.05);
   });
 
   it('follows the skill perfectly when no skill is misleading', () => {

@@ -68,7 +68,7 @@ describe('presets', () => {
     ).toContain('value "k4"');
   });
 
-  it('formats a comparison table with mean ± sample std over seeds', () => {
+  it('formats a comparison table with mean ± the 95 % interval over seeds', () => {
     const s = (success: number, trigger: number | null): RunSummary =>
       ({
         test: { successRate: success },
@@ -83,7 +83,31 @@ describe('presets', () => {
     expect(rows[0]!.successMean).toBeCloseTo(0.6, 12);
     expect(rows[0]!.successStd).toBeCloseTo(Math.sqrt(0.02), 12); // (0.1² + 0.1²)/(2−1)
     const table = formatComparisonTable(rows);
-    expect(table).toContain('| adaptive | 2 | 60.0 ± 14.1 | 10, 15 | 10.0 | 2.0 |');
-    expect(table).toContain('| never | 1 | 40.0 ± 0.0 | – | 0.0 | 2.0 |');
+    // two seeds: t(1 dof) = 12.706, half-width 12.706 · 0.1414 / √2 = 127.1 points (two seeds say little)
+    expect(table).toContain('| adaptive | 2 | 60.0 ± 127.1 | –, – | 10, 15 | 10.0 | 2.0 |');
+    expect(table).toContain('| never | 1 | 40.0 ± 0.0 | – | – | 0.0 | 2.0 |');
+  });
+
+  it('tells the story on one budget: retire/opd/grpo differ only in the schedule, control only in randomFacts', () => {
+    const of = (n: string) => loadPreset(n, lookup).config;
+    for (const env of ['shell', 'house', 'shop']) {
+      const retire = of(`retire-${env}`);
+      expect(retire.student.schedule).toBe('adaptive');
+      expect(retire.student.validationTasks).toBeGreaterThanOrEqual(128);
+      expect(retire.demonstrations).toMatchObject({ studentPolicy: 'explorer', teacherPolicy: 'skillFollower' });
+      for (const [arm, schedule] of [
+        ['opd', 'never'],
+        ['grpo', 'none'],
+      ] as const) {
+        const c = of(`${arm}-${env}`);
+        expect({ ...c, name: retire.name, student: { ...c.student, schedule: 'adaptive' } }).toEqual(retire);
+        expect(c.student.schedule).toBe(schedule);
+      }
+    }
+    const control = of('control-shell');
+    expect(control.env.randomFacts).toBe(true);
+    expect({ ...control, name: 'retire-shell', env: { ...control.env, randomFacts: false } }).toEqual(
+      of('retire-shell'),
+    );
   });
 });

@@ -5,13 +5,16 @@ import { ConfigError, DEFAULT_CONFIG } from '../../../src/core/experiment/config
 import { loadPreset } from '../../../src/core/experiment/preset';
 import type { RunSummary } from '../../../src/core/experiment/summary';
 import {
+  ci95,
   compareRuns,
   expandSweep,
+  stepsToTarget,
   formatComparisonTable,
   parseSweepSpec,
   runSweep,
   type SweepRun,
 } from '../../../src/core/experiment/sweep';
+import { seriesStats, validationPlotSvg } from '../../../src/core/experiment/sweepPlot';
 import { summary as fixtureSummary } from '../../app/runFixtures';
 import { lookupPreset } from '../../support/presets';
 
@@ -126,5 +129,72 @@ describe('sweep with temperature matching', () => {
   it('the actobs-vs-actionsft preset matches ActionSFT (λ_obs = 0) to ActObs (λ_obs = 1)', () => {
     const p = loadPreset('actobs-vs-actionsft', lookup);
     expect(p.sweep?.matchTemperature).toEqual({ axis: 'sft.lambdaObs', reference: 1, matched: 0 });
+  });
+});
+
+describe('the outcome table and figure of a sweep', () => {
+  const base = fixtureSummary('completed');
+  const at = (success: number, sT: number | null, trigger: number | null): RunSummary => ({
+    ...base,
+    teacherPerformance: sT,
+    gate: { ...base.gate, triggerStep: trigger },
+    test: { ...base.test, successRate: success },
+  });
+
+  it('gives the 95 % interval of the mean with Student t (hand-computed), 0 for one seed', () => {
+    // success 0.5, 0.6, 0.7: std 0.1, t(2 dof) = 4.303, half-width 4.303 · 0.1 / √3 = 0.24843
+    expect(ci95(0.1, 3)).toBeCloseTo(0.24843, 5);
+    expect(ci95(0.1, 1)).toBe(0);
+    const rows = compareRuns([0.5, 0.6, 0.7].map((s) => ({ point: { p: 'a' }, summary: at(s, 0.8, null) })));
+    expect(rows[0]!.successCi95).toBeCloseTo(0.24843, 5);
+    expect(formatComparisonTable(rows)).toContain('| a | 3 | 60.0 ± 24.8 |');
+  });
+
+  it('counts the steps to reach 0.9·S_T on the validation curve, and – when never reached', () => {
+    const curve = [
+      { step: 5, score: 0.5 },
+      { step: 10, score: 0.71 },
+      { step: 15, score: 0.73 },
+    ];
+    expect(stepsToTarget(curve, 0.8)).toBe(15); // 0.9 · 0.8 = 0.72
+    expect(stepsToTarget(curve, 0.9)).toBeNull();
+    expect(stepsToTarget(curve, null)).toBeNull();
+    const rows = compareRuns([
+      { point: { p: 'a' }, summary: at(0.6, 0.8, 10), curve },
+      { point: { p: 'a' }, summary: at(0.6, 0.9, null), curve },
+    ]);
+    expect(rows[0]!.stepsToTarget).toEqual([15, null]);
+    expect(formatComparisonTable(rows)).toContain('| 15, – | 10, – |');
+  });
+
+  it('draws one band per series with its mean line and a retirement marker per retired seed', () => {
+    const runs = [
+      {
+        curve: [
+          { step: 5, score: 0.2 },
+          { step: 10, score: 0.6 },
+        ],
+        triggerStep: 10,
+        teacherPerformance: 0.8,
+      },
+      {
+        curve: [
+          { step: 5, score: 0.4 },
+          { step: 10, score: 0.8 },
+        ],
+        triggerStep: null,
+        teacherPerformance: 0.8,
+      },
+    ];
+    expect(seriesStats(runs)).toEqual([
+      { step: 5, mean: expect.closeTo(0.3, 9), half: expect.closeTo(ci95(Math.SQRT2 / 10, 2), 9), n: 2 },
+      { step: 10, mean: expect.closeTo(0.7, 9), half: expect.closeTo(ci95(Math.SQRT2 / 10, 2), 9), n: 2 },
+    ]);
+    const svg = validationPlotSvg('shell', [{ label: 'adaptive', runs }]);
+    expect(svg.match(/<polygon /g)).toHaveLength(1);
+    expect(svg.match(/<polyline /g)).toHaveLength(1);
+    expect(svg.match(/<path d="M/g)).toHaveLength(1); // one retired seed
+    expect(svg).toContain('adaptive (2 seeds, 1 retired)');
+    expect(svg).toContain('0.9·S_T');
   });
 });

@@ -55,6 +55,10 @@ export function makeFakeEnv(limits: Partial<EnvLimits> = {}): AgentEnv {
     skillMisleading: false,
     skill: 'w12',
   });
+  const expert = (t: Task): Trajectory => {
+    const tokens = [...t.promptTokens, Special.act, DONE, Special.eoa, Special.obs, 14, Special.eos];
+    return { task: t, tokens, classes: [], reward: 1, success: true, turns: 1 };
+  };
   const actionClasses = (a: readonly number[]): TokenClass[] =>
     a.map((_, j) => (j === 0 ? TokenClass.actionHead : TokenClass.actionArg));
   return {
@@ -64,10 +68,8 @@ export function makeFakeEnv(limits: Partial<EnvLimits> = {}): AgentEnv {
     options: { seed: 0, misleadingSkillFraction: 0, invalidActionPenalty: 0.1 },
     task,
     actionClasses,
-    expert(t: Task): Trajectory {
-      const tokens = [...t.promptTokens, Special.act, DONE, Special.eoa, Special.obs, 14, Special.eos];
-      return { task: t, tokens, classes: [], reward: 1, success: true, turns: 1 };
-    },
+    expert,
+    demonstrate: (tasks: readonly Task[]) => tasks.map(expert),
     createBatch(size: number): EpisodeBatch {
       const done = new Uint8Array(size);
       const turns = new Int32Array(size);
