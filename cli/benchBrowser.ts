@@ -12,6 +12,7 @@
 // --backends wasm-threaded,wasm.
 // --anchor then runs bench/pytorch_anchor.py (same workloads, PyTorch, CPU) and prints lab/PyTorch ratios from this
 // invocation (cli/pytorchAnchor.ts).
+import { CHROMIUM_FLAGS, CHROMIUM_PATH } from './chromium';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -58,7 +59,7 @@ function parseArgs(argv: string[]): Args {
     workloads: [...WORKLOADS],
     explicitCounts: false,
     dev: false,
-    chromium: '/usr/lib/chromium/chromium',
+    chromium: CHROMIUM_PATH,
     chromiumFlags: [],
     anchor: false,
     anchorPython: 'python3',
@@ -174,17 +175,7 @@ async function launch(
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath,
     headless: true,
-    args: [
-      '--enable-unsafe-webgpu',
-      '--no-sandbox',
-      '--disable-dev-shm-usage',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--disable-quic',
-      ...extra,
-    ],
+    args: [...CHROMIUM_FLAGS, ...extra],
   });
   return {
     context,

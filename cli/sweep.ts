@@ -18,6 +18,8 @@ import {
   formatComparisonTable,
   parseSweepSpec,
   runSweep,
+  validationCurve,
+  withYardsticks,
   type CurvePoint,
   type SweepRun,
   type SweepSpec,
@@ -246,17 +248,10 @@ function writeOutcome(
   done: readonly DoneRun[],
   meta: Record<string, unknown>,
 ): string {
-  // pure GRPO measures no S_T: its yardstick is the mean S_T of the same environment's other runs
-  // (same env config = same universe and teacher; the negative control's universe has its own S_T)
-  const yardstick = new Map<string, number>();
-  for (const key of new Set(done.map((d) => d.envKey))) {
-    const sts = done.flatMap((d) =>
-      d.envKey === key && d.summary.teacherPerformance !== null ? [d.summary.teacherPerformance] : [],
-    );
-    if (sts.length) yardstick.set(key, sts.reduce((a, b) => a + b, 0) / sts.length);
-  }
-  const sT = (d: DoneRun): number | null => d.summary.teacherPerformance ?? yardstick.get(d.envKey) ?? null;
-  const rows = compareRuns(done.map((d) => ({ ...d, yardstick: sT(d) })));
+  const measured = withYardsticks(done);
+  const yardsticks = new Map(done.map((d, i) => [d, measured[i]!.yardstick]));
+  const sT = (d: DoneRun): number | null => yardsticks.get(d) ?? null;
+  const rows = compareRuns(measured);
   const table = formatComparisonTable(rows);
   const write = (file: string, text: string): void =>
     withFsErrors(join(out, file), 'writing the sweep outcome', () => writeFileSync(join(out, file), text));
@@ -364,14 +359,13 @@ function readJson(path: string): unknown {
 /** the student stage's validation curve from a run folder's metrics.jsonl (steps that logged val/success_rate) */
 function readCurve(path: string): CurvePoint[] {
   if (!existsSync(path)) return [];
-  const out: CurvePoint[] = [];
-  for (const line of readFileSync(path, 'utf8').split('\n')) {
-    if (!line.trim()) continue;
-    const m = JSON.parse(line) as Record<string, unknown>;
-    const score = m['val/success_rate'];
-    if (typeof m.step === 'number' && typeof score === 'number') out.push({ step: m.step, score });
-  }
-  return out;
+  const text = withFsErrors(path, 'reading a run folder', () => readFileSync(path, 'utf8'));
+  return validationCurve(
+    text
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l) as Record<string, unknown>),
+  );
 }
 
 if (isEntryPoint(import.meta.url)) runCliMain('sweep', sweep);

@@ -59,7 +59,8 @@ export function formatScheduleSpec(spec: ScheduleSpec): string {
   return 'step' in spec ? `${spec.kind}:${spec.step}` : spec.kind;
 }
 
-function gateRuleFor(kind: ScheduleKind): GateRule {
+/** The gate rule a schedule retires by (schedules that never retire on the gate only observe it). */
+export function gateRuleFor(kind: ScheduleKind): GateRule {
   switch (kind) {
     case 'adaptive':
       return 'alignment-and-competence';

@@ -78,9 +78,48 @@ describe('comparing stored runs', () => {
       ]),
     );
     expect(comparisonMarkdown(runs)).toBe(expected);
-    // never: 50 %, 75 % → mean 62.5, sample std 17.7; adaptive: 25 %, 50 % → 37.5 ± 17.7
-    expect(expected).toContain('| never | 2 | 62.5 ± 17.7 | 10, 10 | 10.0 | 10.5 |');
-    expect(expected).toContain('| adaptive | 2 | 37.5 ± 17.7 | 10, 10 | 10.0 | 10.5 |');
+    // never: 50 %, 75 % → mean 62.5, sample std 17.68, 95 % interval t(0.975, 1) · 17.68 / √2 = 158.8;
+    // adaptive: 25 %, 50 % → 37.5 ± 158.8; no validation curves → no step reaches 0.9·S_T (–, –)
+    expect(expected).toContain('| never | 2 | 62.5 ± 158.8 | –, – | 10, 10 | 10.0 | 10.5 |');
+    expect(expected).toContain('| adaptive | 2 | 37.5 ± 158.8 | –, – | 10, 10 | 10.0 | 10.5 |');
+  });
+
+  it('counts steps to 0.9·S_T from the runs’ validation curves, a run without S_T measured against its env’s', () => {
+    // S_T 0.8 on the adaptive runs, none on the never runs (as pure GRPO): their yardstick is the env's mean, 0.8
+    const st = (r: RunRecord, t: number | null): RunRecord => ({
+      ...r,
+      summary: { ...r.summary!, teacherPerformance: t },
+    });
+    const withSt = [st(runs[0]!, null), st(runs[1]!, 0.8), st(runs[2]!, null), st(runs[3]!, 0.8)];
+    // 0.9 · 0.8 = 0.72: reached at step 10 by r1, 20 by r2, never by r3 (0.71), 5 by r4
+    const curve = (pts: [number, number][]) => pts.map(([step, score]) => ({ step, score }));
+    const curves = new Map([
+      [
+        'r1',
+        curve([
+          [5, 0.5],
+          [10, 0.75],
+        ]),
+      ],
+      [
+        'r2',
+        curve([
+          [10, 0.7],
+          [20, 0.73],
+        ]),
+      ],
+      [
+        'r3',
+        curve([
+          [5, 0.1],
+          [10, 0.71],
+        ]),
+      ],
+      ['r4', curve([[5, 0.9]])],
+    ]);
+    const rows = markdownCells(comparisonMarkdown(withSt, curves));
+    expect(rows[1]!.slice(0, 1).concat(rows[1]![3]!)).toEqual(['never', '10, –']);
+    expect(rows[2]!.slice(0, 1).concat(rows[2]![3]!)).toEqual(['adaptive', '20, 5']);
   });
 
   it('keeps a queue’s order (its runs by queue place), and leaves out runs without a summary', () => {
@@ -100,9 +139,9 @@ describe('comparing stored runs', () => {
   it('gives the table as CSV with the Markdown cells', () => {
     const csv = comparisonCsv(runs).split(/\r?\n/);
     expect(csv[0]).toBe(
-      'student.schedule,seeds,test success % (mean ± std),trigger step,teacher forwards saved,wall s',
+      'student.schedule,seeds,test success % (mean ± 95% CI),steps to 0.9·S_T,trigger step,teacher forwards saved,wall s',
     );
-    expect(csv[1]).toBe('never,2,62.5 ± 17.7,"10, 10",10.0,10.5');
+    expect(csv[1]).toBe('never,2,62.5 ± 158.8,"–, –","10, 10",10.0,10.5');
   });
 
   it('smooths as TensorBoard does: a debiased exponential moving average', () => {

@@ -12,8 +12,16 @@ describe('the worker protocol', () => {
 
   it('sends errors as {name, message} only — no stack, no prototype', () => {
     const wire = toWireError(new BackendUnavailableError('webgpu', 'no adapter'));
-    expect(wire).toEqual({ name: 'BackendUnavailableError', message: "backend 'webgpu' is not available: no adapter" });
-    expect(Object.keys(wire)).toEqual(['name', 'message']);
+    // a user error keeps its kind (core/errors.ts), so the page can say "fix your input" rather than "a defect"
+    expect(wire).toEqual({
+      name: 'BackendUnavailableError',
+      message: "backend 'webgpu' is not available: no adapter",
+      kind: 'backend',
+    });
+    expect(Object.keys(wire)).toEqual(['name', 'message', 'kind']);
+    const defect = toWireError(new TypeError('x is undefined'));
+    expect(defect).toMatchObject({ name: 'TypeError', message: 'x is undefined' });
+    expect(defect.kind).toBeUndefined();
     expect(toWireError('plain string')).toEqual({ name: 'Error', message: 'plain string' });
     expect(structuredClone(wire)).toEqual(wire);
   });

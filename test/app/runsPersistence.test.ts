@@ -11,7 +11,13 @@ import { launchChromium } from '../support/chromium';
 import { applyOverrides } from '../../src/core/experiment/config';
 import { loadPreset, PRESET_NAMES } from '../../src/core/experiment/preset';
 import type { RunSummary } from '../../src/core/experiment/summary';
-import { compareRuns, expandSweep, formatComparisonTable } from '../../src/core/experiment/sweep';
+import {
+  compareRuns,
+  expandSweep,
+  formatComparisonTable,
+  validationCurve,
+  withYardsticks,
+} from '../../src/core/experiment/sweep';
 import { lookupPreset } from '../support/presets';
 import { startAppServer, type AppServer } from './appServer';
 
@@ -218,12 +224,25 @@ describe('stored runs in a real browser', () => {
         r.onsuccess = () => resolve(r.result);
         r.onerror = () => reject(r.error);
       });
-      const all = await new Promise<{ queueId: string; label: string; summary: unknown }[]>((resolve) => {
-        const req = db.transaction('runs').objectStore('runs').getAll();
-        req.onsuccess = () => resolve(req.result as never);
-      });
+      const getAll = <T>(store: string): Promise<T[]> =>
+        new Promise<T[]>((resolve) => {
+          const req = db.transaction(store).objectStore(store).getAll();
+          req.onsuccess = () => resolve(req.result as T[]);
+        });
+      const all = await getAll<{ id: string; queueId: string; label: string; summary: unknown; config: unknown }>(
+        'runs',
+      );
+      const metrics = await getAll<{ runId: string; stage: string; line: Record<string, unknown> }>('metrics');
       db.close();
-      return all.filter((r) => r.queueId === id).map((r) => ({ label: r.label, summary: r.summary }));
+      return all
+        .filter((r) => r.queueId === id)
+        .map((r) => ({
+          label: r.label,
+          summary: r.summary,
+          env: (r.config as { env: unknown }).env,
+          // the student's metrics.jsonl lines, as the CLI's run folder holds them
+          student: metrics.filter((m) => m.runId === r.id && m.stage === 'student').map((m) => m.line),
+        }));
     }, queueId);
     const preset = loadPreset('schedules', lookupPreset, PRESET_NAMES);
     const runs = expandSweep(applyOverrides(preset.config, [...SHORT, 'runtime.backend=wasm']), {
@@ -233,7 +252,17 @@ describe('stored runs in a real browser', () => {
     expect(stored.map((r) => r.label).sort()).toEqual(runs.map((r) => r.label).sort());
     const cli = formatComparisonTable(
       compareRuns(
-        runs.map((r) => ({ point: r.point, summary: stored.find((x) => x.label === r.label)!.summary as RunSummary })),
+        withYardsticks(
+          runs.map((r) => {
+            const s = stored.find((x) => x.label === r.label)!;
+            return {
+              point: r.point,
+              summary: s.summary as RunSummary,
+              curve: validationCurve(s.student),
+              envKey: JSON.stringify(s.env),
+            };
+          }),
+        ),
       ),
     );
     expect(tab).toBe(cli);

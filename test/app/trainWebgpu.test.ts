@@ -47,8 +47,12 @@ describe('the Train view on webgpu in a real browser', () => {
     await page.getByLabel('preset', { exact: true }).selectOption('smoke');
     await page.getByLabel('backend', { exact: true }).selectOption(backend);
     await page.getByLabel('seed', { exact: true }).fill('2');
-    await page.getByTestId('run-start').click();
     const status = page.getByTestId('run-status');
+    // the previous run's final status stays on screen until this run starts: wait for this run to take over
+    const before = (await status.allTextContents())[0] ?? null;
+    await page.getByTestId('run-start').click();
+    if (before !== null && /^(completed|failed|stopped)$/.test(before))
+      await expect.poll(() => status.textContent(), { timeout: 120_000, interval: 100 }).not.toBe(before);
     await expect.poll(() => status.textContent(), { timeout, interval: 1000 }).toMatch(/^(completed|failed|stopped)$/);
     const log = await page.locator('.run-log').allTextContents();
     expect(await status.textContent(), log.join('\n')).toBe('completed');

@@ -5,23 +5,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 
-export const CHROMIUM_PATH = '/usr/lib/chromium/chromium';
+import { CHROMIUM_FLAGS, CHROMIUM_PATH } from '../../cli/chromium';
+
+export { CHROMIUM_PATH };
 
 export async function launchChromium(): Promise<BrowserContext> {
   const userDataDir = mkdtempSync(join(tmpdir(), 'retirelab-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM_PATH,
     headless: true,
-    args: [
-      '--enable-unsafe-webgpu',
-      '--no-sandbox',
-      '--disable-dev-shm-usage',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--disable-quic',
-    ],
+    args: [...CHROMIUM_FLAGS],
   });
   // Chromium may still be flushing its profile when 'close' fires: best-effort removal of a temp directory.
   context.on('close', () => {

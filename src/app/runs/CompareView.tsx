@@ -16,6 +16,7 @@ import {
 } from 'recharts';
 import { downsampleSeries, finitePoints } from '../charts/downsampleSeries';
 import { chartPng, chartSvgMarkup } from '../charts/chartExport';
+import { validationCurve } from '../../core/experiment/sweep';
 import {
   comparisonCsv,
   comparisonMarkdown,
@@ -94,7 +95,18 @@ export function CompareView() {
       };
     });
   }, [runs, keys, metrics, stage, metric, smoothing]);
-  const markdown = useMemo(() => comparisonMarkdown(runs), [runs]);
+  // the student validation curves, for the table's "steps to 0.9·S_T" (as the sweep CLI reads them from metrics.jsonl)
+  const curves = useMemo(
+    () =>
+      new Map(
+        runs.map((r) => [
+          r.id,
+          validationCurve((metrics.get(r.id) ?? []).filter((m) => m.stage === 'student').map((m) => m.line)),
+        ]),
+      ),
+    [runs, metrics],
+  );
+  const markdown = useMemo(() => comparisonMarkdown(runs, curves), [runs, curves]);
   const cells = useMemo(() => markdownCells(markdown), [markdown]);
   const anyLine = groups.some((g) => g.mean.length > 0);
 
@@ -242,7 +254,7 @@ export function CompareView() {
             <button type="button" onClick={() => saveText(`${markdown}\n`, 'comparison.md', 'text/markdown')}>
               table as Markdown
             </button>
-            <button type="button" onClick={() => saveText(comparisonCsv(runs), 'comparison.csv', 'text/csv')}>
+            <button type="button" onClick={() => saveText(comparisonCsv(runs, curves), 'comparison.csv', 'text/csv')}>
               table as CSV
             </button>
           </div>

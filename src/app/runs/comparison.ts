@@ -4,7 +4,13 @@
 // mean ± band series over the seeds of one point.
 import Papa from 'papaparse';
 import { configKeys, getConfigValue } from '../../core/experiment/config';
-import { compareRuns, formatComparisonTable, type ComparisonRow } from '../../core/experiment/sweep';
+import {
+  compareRuns,
+  formatComparisonTable,
+  withYardsticks,
+  type ComparisonRow,
+  type CurvePoint,
+} from '../../core/experiment/sweep';
 import type { RunSummary } from '../../core/experiment/summary';
 import type { SeriesPoint } from '../charts/downsampleSeries';
 import type { RunRecord } from './runRecord';
@@ -44,21 +50,36 @@ export function sweepOrder<T extends Pick<RunRecord, 'queueId' | 'queueIndex' | 
   );
 }
 
-/** The comparison rows of the runs that have a summary, grouped by point, as the sweep CLI computes them. */
-export function comparisonRows(runs: readonly RunRecord[]): ComparisonRow[] {
+/** Each run's student validation curve (core validationCurve of its student metrics), by run id. */
+export type RunCurves = ReadonlyMap<string, readonly CurvePoint[]>;
+
+/**
+ * The comparison rows of the runs that have a summary, grouped by point, as the sweep CLI computes them: the same
+ * points, curves (for "steps to 0.9·S_T") and S_T yardsticks (withYardsticks), so both tables agree to the digit.
+ */
+export function comparisonRows(runs: readonly RunRecord[], curves: RunCurves = new Map()): ComparisonRow[] {
   const withSummary = sweepOrder(runs).filter((r): r is RunRecord & { summary: RunSummary } => r.summary !== null);
   const keys = variedKeys(withSummary);
-  return compareRuns(withSummary.map((r) => ({ point: pointOf(r, keys), summary: r.summary })));
+  return compareRuns(
+    withYardsticks(
+      withSummary.map((r) => ({
+        point: pointOf(r, keys),
+        summary: r.summary,
+        curve: curves.get(r.id) ?? [],
+        envKey: JSON.stringify(r.config.env),
+      })),
+    ),
+  );
 }
 
 /** The Markdown table of comparison.md (without its heading). */
-export function comparisonMarkdown(runs: readonly RunRecord[]): string {
-  return formatComparisonTable(comparisonRows(runs));
+export function comparisonMarkdown(runs: readonly RunRecord[], curves?: RunCurves): string {
+  return formatComparisonTable(comparisonRows(runs, curves));
 }
 
 /** The same table as CSV (the Markdown cells, one row per point). */
-export function comparisonCsv(runs: readonly RunRecord[]): string {
-  return Papa.unparse(markdownCells(comparisonMarkdown(runs)));
+export function comparisonCsv(runs: readonly RunRecord[], curves?: RunCurves): string {
+  return Papa.unparse(markdownCells(comparisonMarkdown(runs, curves)));
 }
 
 /** The cells of a Markdown table (header first, separator row dropped). */

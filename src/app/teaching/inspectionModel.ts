@@ -1,24 +1,21 @@
 // From what a view holds to the gate inspector's rows: a replay's result and options, or a live run's state (its
 // gate evaluation events, config and S_T from the run's own retire_opd/* metrics). Pure; no React.
+import { gateRuleFor, parseScheduleSpec } from '../../core/lambdaSchedule';
 import { parseGateConfig, type GateConfig } from '../../core/gateConfig';
 import { inspectGate, type InspectionRow } from '../../core/gateInspection';
 import type { GateRule } from '../../core/retirementGate';
-import type { ReplayOptions, ReplayResult, ReplaySchedule } from '../../core/replay/gateReplay';
+import type { ReplayOptions, ReplayResult } from '../../core/replay/gateReplay';
 import type { LogSource } from '../../core/replay/logRecords';
 import { metricsJsonl, replaySettingsFor } from '../train/runExport';
 import { settingsToOptions } from '../replay/replayModel';
 import type { RunState } from '../worker/runState';
 
+/** The gate rule of a schedule written as text (core's own mapping; unparseable text only observes). */
 export function ruleOfSchedule(schedule: string): GateRule {
-  switch (schedule as ReplaySchedule) {
-    case 'adaptive':
-      return 'alignment-and-competence';
-    case 'alignment-only':
-      return 'alignment-only';
-    case 'competence-only':
-      return 'competence-only';
-    default:
-      return 'observe-only';
+  try {
+    return gateRuleFor(parseScheduleSpec(schedule).kind);
+  } catch {
+    return 'observe-only';
   }
 }
 

@@ -1,7 +1,8 @@
 // The one contract between the page and the training worker: every message either way, as discriminated unions.
 // Requests carry an id; every response to a request names it. Trainer events are forwarded as they are (plain
-// JSON-serialisable data, NaN included: postMessage uses structured clone). Errors cross as {name, message} —
-// never an Error object, never a stack.
+// JSON-serialisable data, NaN included: postMessage uses structured clone). Errors cross as core's ErrorPayload —
+// {name, message, kind} for user errors, {name, message, stack} for defects — never an Error object.
+import { toErrorPayload, type ErrorPayload } from '../../core/errors';
 import type { ExperimentConfig } from '../../core/experiment/config';
 import type { BackendName } from '../../engine/backend';
 import type { TrainerEvent } from '../../engine/trainer/events';
@@ -20,15 +21,12 @@ export function backendChain(choice: BackendChoice): BackendName[] {
   return i < 0 ? [...BACKEND_FALLBACK] : BACKEND_FALLBACK.slice(i);
 }
 
-export interface WireError {
-  name: string;
-  message: string;
-}
-
-export function toWireError(error: unknown): WireError {
-  if (error instanceof Error) return { name: error.name, message: error.message };
-  return { name: 'Error', message: String(error) };
-}
+/**
+ * Errors cross the worker boundary as core's one error model (core/errors.ts): {name, message}, plus `kind` for a
+ * user error (config, preset, checkpoint, log, …) so the page can tell "fix your input" from a defect.
+ */
+export type WireError = ErrorPayload;
+export const toWireError = toErrorPayload;
 
 /**
  * Run control without messages: a worker busy training gets no turn to read its message queue (tfjs's wasm and cpu

@@ -179,6 +179,33 @@ export interface CurvePoint {
   score: number;
 }
 
+/** The student's validation curve from its metrics lines: the steps that logged `val/success_rate`. */
+export function validationCurve(lines: Iterable<Readonly<Record<string, unknown>>>): CurvePoint[] {
+  const out: CurvePoint[] = [];
+  for (const m of lines) {
+    const score = m['val/success_rate'];
+    if (typeof m.step === 'number' && typeof score === 'number') out.push({ step: m.step, score });
+  }
+  return out;
+}
+
+/**
+ * Each run's yardstick for "steps to 0.9·S_T": its own S_T, else (pure GRPO measures none) the mean S_T of the
+ * other runs with the same environment config (`envKey`, e.g. JSON of config.env: same universe, same teacher;
+ * the negative control's universe has its own S_T). The CLI's sweep and the tab's compare view both use this.
+ */
+export function withYardsticks<T extends { summary: RunSummary; envKey: string }>(
+  runs: readonly T[],
+): (T & { yardstick: number | null })[] {
+  const byEnv = new Map<string, number[]>();
+  for (const r of runs)
+    if (r.summary.teacherPerformance !== null)
+      byEnv.set(r.envKey, [...(byEnv.get(r.envKey) ?? []), r.summary.teacherPerformance]);
+  const mean = (xs: readonly number[] | undefined): number | null =>
+    xs && xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
+  return runs.map((r) => ({ ...r, yardstick: r.summary.teacherPerformance ?? mean(byEnv.get(r.envKey)) }));
+}
+
 /** A finished run for the comparison: its sweep point, summary and (optionally) its validation curve. */
 export interface ComparedRun {
   point: Record<string, unknown>;
