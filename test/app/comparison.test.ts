@@ -12,6 +12,7 @@ import {
   variedKeys,
 } from '../../src/app/runs/comparison';
 import type { RunRecord } from '../../src/app/runs/runRecord';
+import { freshRecord } from './runRecordFixtures';
 import { CONFIG, summary } from './runFixtures';
 
 function record(
@@ -24,28 +25,17 @@ function record(
   const config = applyOverrides({ ...CONFIG, seed }, overrides);
   const s = { ...summary('completed', 10), seed };
   return {
-    id,
+    ...freshRecord(id),
     createdAt: Number(id.replace(/\D/g, '')),
     updatedAt: 0,
-    origin: 'tab',
-    preset: 'unit',
     overrides,
     seed,
-    backendChoice: 'wasm',
     backend: 'wasm',
     config,
     status: 'completed',
     stage: 'evaluation',
-    step: 0,
-    totalSteps: 0,
-    point: null,
-    queueId: null,
-    queueIndex: null,
-    label: null,
     triggerStep: 10,
-    checkpoint: null,
     summary: { ...s, test: { ...s.test, successRate: success }, wallSeconds: 10 + seed },
-    error: null,
     ...extra,
   };
 }

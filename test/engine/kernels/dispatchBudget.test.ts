@@ -11,18 +11,12 @@ import { setFusedKernelsEnabled } from '../../../src/engine/kernels/registerWebg
 import { tokenLogProbs } from '../../../src/engine/losses/tokenLogProbs';
 import { PolicyModel } from '../../../src/engine/model';
 import type { ModelConfig } from '../../../src/engine/modelConfig';
+import { BENCH_MODEL } from '../../../src/engine/benchWorkloads';
 import { createAdam } from '../../../src/engine/optimizer';
 import { rng } from '../losses/reference';
 
-const W1: ModelConfig = {
-  vocabSize: 64,
-  contextTokens: 128,
-  width: 64,
-  layers: 2,
-  heads: 4,
-  mlp: 256,
-  tiedHead: false,
-};
+/** the W1 reference model of the benchmark (src/engine/benchWorkloads.ts) */
+const W1: ModelConfig = BENCH_MODEL;
 const BUDGET = 300;
 
 /** GPU programs of one W1 step (after one warm-up step) with the fused kernels on or off */

@@ -3,13 +3,9 @@
 // step instead of training on and drawing flat lines (trainer.test.ts runs the same preset to completion).
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEnvFor } from '../../../src/core/experiment/envFactory';
 import { loadPreset } from '../../../src/core/experiment/preset';
-import { MemoryCheckpointStorage } from '../../../src/engine/trainer/checkpoint';
-import { createEnginePort } from '../../../src/engine/trainer/engineAdapter';
-import type { TrainerEvent } from '../../../src/engine/trainer/events';
-import { Trainer } from '../../../src/engine/trainer/trainer';
 import { lookupPreset } from '../../support/presets';
+import { runTrainer } from '../helpers/runTrainer';
 
 const original = tf.getKernel('Sum', 'cpu');
 
@@ -37,28 +33,15 @@ afterAll(() => {
 describe('a backend that computes nothing', () => {
   it('stops the run at the third SFT step with an error naming the zero metrics and the backend', async () => {
     const config = { ...loadPreset('smoke', lookupPreset).config, seed: 2 };
-    const env = createEnvFor(config);
-    const events: TrainerEvent[] = [];
-    const trainer = new Trainer({
-      config,
-      env,
-      engine: createEnginePort(env),
-      storage: new MemoryCheckpointStorage(),
-      onEvent: (e) => events.push(e),
-    });
-    try {
-      const summary = await trainer.run();
-      expect(summary.status).toBe('failed');
-      expect(summary.error).toMatch(
-        /^no training signal: sft\/loss, sft\/grad_norm, sft\/action_tokens were exactly 0 at each of the first 3 sft step\(s\) \(up to step 3\) on backend 'cpu'/,
-      );
-      const error = events.find((e) => e.type === 'error');
-      expect(error).toMatchObject({ type: 'error', stage: 'sft', step: 3 });
-      // the all-zero steps were never emitted as if they were results
-      expect(events.filter((e) => e.type === 'step')).toHaveLength(2);
-      expect(events.some((e) => e.type === 'step' && e.stage === 'student')).toBe(false);
-    } finally {
-      trainer.dispose();
-    }
+    const { summary, events } = await runTrainer(config);
+    expect(summary.status).toBe('failed');
+    expect(summary.error).toMatch(
+      /^no training signal: sft\/loss, sft\/grad_norm, sft\/action_tokens were exactly 0 at each of the first 3 sft step\(s\) \(up to step 3\) on backend 'cpu'/,
+    );
+    const error = events.find((e) => e.type === 'error');
+    expect(error).toMatchObject({ type: 'error', stage: 'sft', step: 3 });
+    // the all-zero steps were never emitted as if they were results
+    expect(events.filter((e) => e.type === 'step')).toHaveLength(2);
+    expect(events.some((e) => e.type === 'step' && e.stage === 'student')).toBe(false);
   }, 120_000);
 });

@@ -2,20 +2,18 @@
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig, type ExperimentConfig } from '../../../src/core/experiment/config';
-import { createEnvFor } from '../../../src/core/experiment/envFactory';
 import { loadPreset } from '../../../src/core/experiment/preset';
-import type { RunSummary } from '../../../src/core/experiment/summary';
 import { initBackend } from '../../../src/engine/backend';
 import {
   decodeCheckpoint,
   MemoryCheckpointStorage,
   type CheckpointContent,
 } from '../../../src/engine/trainer/checkpoint';
-import { createEnginePort } from '../../../src/engine/trainer/engineAdapter';
-import type { MetricsLine, TrainerEvent } from '../../../src/engine/trainer/events';
-import { Trainer, type TrainerOptions } from '../../../src/engine/trainer/trainer';
+import type { MetricsLine } from '../../../src/engine/trainer/events';
+import type { TrainerOptions } from '../../../src/engine/trainer/trainer';
 import { parseTrainerState, type TrainerState } from '../../../src/engine/trainer/trainerState';
 import { lookupPreset } from '../../support/presets';
+import { runTrainer as runTrainerOnce, type TrainerRun } from '../helpers/runTrainer';
 
 const lookup = lookupPreset;
 
@@ -26,12 +24,9 @@ beforeAll(async () => {
   smoke = resolveConfig({ runtime: { keepCheckpoints: 0 } }, loadPreset('smoke', lookup).config);
 });
 
-interface RunResult {
-  summary: RunSummary;
-  events: TrainerEvent[];
+interface RunResult extends TrainerRun {
   /** student metrics lines without wall-clock keys */
   lines: MetricsLine[];
-  storage: MemoryCheckpointStorage;
 }
 
 async function runTrainer(
@@ -39,27 +34,13 @@ async function runTrainer(
   extra: Partial<TrainerOptions> = {},
   storage = new MemoryCheckpointStorage(),
 ): Promise<RunResult> {
-  const env = createEnvFor(config);
-  const events: TrainerEvent[] = [];
-  const trainer = new Trainer({
-    config,
-    env,
-    engine: createEnginePort(env),
-    storage,
-    onEvent: (e) => events.push(e),
-    ...extra,
-  });
-  try {
-    const summary = await trainer.run();
-    const lines = events.flatMap((e) =>
-      e.type === 'step' && e.stage === 'student'
-        ? [Object.fromEntries(Object.entries(e.metrics).filter(([k]) => !k.startsWith('time/'))) as MetricsLine]
-        : [],
-    );
-    return { summary, events, lines, storage };
-  } finally {
-    trainer.dispose();
-  }
+  const run = await runTrainerOnce(config, extra, storage);
+  const lines = run.events.flatMap((e) =>
+    e.type === 'step' && e.stage === 'student'
+      ? [Object.fromEntries(Object.entries(e.metrics).filter(([k]) => !k.startsWith('time/'))) as MetricsLine]
+      : [],
+  );
+  return { ...run, lines };
 }
 
 async function load(

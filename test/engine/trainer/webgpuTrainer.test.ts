@@ -5,15 +5,11 @@
 // reported exactly 0 for every loss and gradient. Slow on a software GPU (~1–3 min).
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ExperimentConfig } from '../../../src/core/experiment/config';
-import { createEnvFor } from '../../../src/core/experiment/envFactory';
 import { loadPreset } from '../../../src/core/experiment/preset';
 import type { RunSummary } from '../../../src/core/experiment/summary';
 import { initBackend, type BackendName } from '../../../src/engine/backend';
-import { MemoryCheckpointStorage } from '../../../src/engine/trainer/checkpoint';
-import { createEnginePort } from '../../../src/engine/trainer/engineAdapter';
-import type { TrainerEvent } from '../../../src/engine/trainer/events';
-import { Trainer } from '../../../src/engine/trainer/trainer';
 import { lookupPreset } from '../../support/presets';
+import { runTrainer } from '../helpers/runTrainer';
 
 /** Agreement asked of every metric at every step: |webgpu − wasm| ≤ ATOL + RTOL·|wasm|. */
 const RTOL = 1e-3;
@@ -28,31 +24,18 @@ interface Run {
 
 async function runOn(backend: BackendName, config: ExperimentConfig): Promise<Run> {
   await initBackend(backend);
-  const env = createEnvFor(config);
-  const events: TrainerEvent[] = [];
-  const trainer = new Trainer({
-    config,
-    env,
-    engine: createEnginePort(env),
-    storage: new MemoryCheckpointStorage(),
-    onEvent: (e) => events.push(e),
-  });
-  try {
-    const summary = await trainer.run();
-    const steps = new Map<string, Record<string, number>>();
-    let retirement: number | null = null;
-    for (const e of events) {
-      if (e.type === 'step')
-        steps.set(
-          `${e.stage}:${e.step}`,
-          Object.fromEntries(Object.entries(e.metrics).filter(([k]) => !k.startsWith('time/'))),
-        );
-      if (e.type === 'retirement') retirement = e.triggerStep;
-    }
-    return { summary, steps, retirement };
-  } finally {
-    trainer.dispose();
+  const { summary, events } = await runTrainer(config);
+  const steps = new Map<string, Record<string, number>>();
+  let retirement: number | null = null;
+  for (const e of events) {
+    if (e.type === 'step')
+      steps.set(
+        `${e.stage}:${e.step}`,
+        Object.fromEntries(Object.entries(e.metrics).filter(([k]) => !k.startsWith('time/'))),
+      );
+    if (e.type === 'retirement') retirement = e.triggerStep;
   }
+  return { summary, steps, retirement };
 }
 
 describe('the trainer on webgpu', () => {
