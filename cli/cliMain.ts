@@ -18,14 +18,10 @@ export const processIo: CliIo = {
   stderr: (t) => void process.stderr.write(t),
 };
 
-/** The message to show for a user error (one line), or null when `e` is a defect. */
-export function userErrorMessage(e: unknown): string | null {
-  return userErrorLine(e);
-}
-
 /** Report `e` the CLI way and return the exit code: 2 for a user error, 1 (with the stack) for a defect. */
-export function reportError(command: string, e: unknown, io: CliIo): number {
-  const message = userErrorMessage(e);
+function reportError(command: string, e: unknown, io: CliIo): number {
+  // a user error (core/errors.ts's classes) is one line; anything else is a defect
+  const message = userErrorLine(e);
   if (message !== null) {
     io.stderr(`${command}: ${message}\n`);
     return 2;

@@ -4,7 +4,6 @@
 //   npm run env -- calibrate [--tasks 1000]       calibration table of all three environments
 //   npm run env -- shop --calibrate               calibration of one environment
 //   npm run env -- shell --vocab                  the vocabulary, limits and skill bank
-import { parseArgs } from 'node:util';
 import {
   BASELINES,
   ENV_NAMES,
@@ -20,14 +19,15 @@ import {
 import type { MicroEnv } from '../src/core/env/microEnv';
 import { UserError } from '../src/core/errors';
 import { createRng } from '../src/core/rng';
+import { parseFlags } from './cliArgs';
 import { isEntryPoint, processIo, runCliMain, runCommand, type CliIo } from './cliMain';
 
-const USAGE = `usage: npm run env -- <shell|house|shop|calibrate> [options]
+const USAGE = `usage: npm run env -- <${[...ENV_NAMES, 'calibrate'].join('|')}> [options]
   --seed N            task universe seed (default 0)
-  --split S           train | validation | test (default train)
+  --split S           ${SPLITS.join(' | ')} (default train)
   --count N           tasks to show (default 2)
   --start N           first task index (default 0)
-  --policy P          expert | skillFollower | explorer | random | all (default all)
+  --policy P          ${[...BASELINES, 'all'].join(' | ')} (default all)
   --style S           classes | compact (default classes)
   --misleading F      fraction of misleading skills in [0, 1] (default 0.2)
   --penalty F         invalid-action penalty (default 0.1)
@@ -66,31 +66,26 @@ export function main(argv: string[], io: CliIo = processIo): Promise<number> {
 
 function envCommand(argv: string[], io: CliIo): void {
   const log = (text: string): void => io.stdout(`${text}\n`);
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        seed: { type: 'string' },
-        split: { type: 'string' },
-        count: { type: 'string' },
-        start: { type: 'string' },
-        policy: { type: 'string' },
-        style: { type: 'string' },
-        misleading: { type: 'string' },
-        penalty: { type: 'string' },
-        calibrate: { type: 'boolean' },
-        tasks: { type: 'string' },
-        json: { type: 'boolean' },
-        vocab: { type: 'boolean' },
-        'no-color': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (e) {
-    throw new UsageError(`${(e as Error).message.split('\n')[0]!.slice(0, 200)} (see --help)`);
-  }
+  const parsed = parseFlags(
+    argv,
+    {
+      seed: { type: 'string' },
+      split: { type: 'string' },
+      count: { type: 'string' },
+      start: { type: 'string' },
+      policy: { type: 'string' },
+      style: { type: 'string' },
+      misleading: { type: 'string' },
+      penalty: { type: 'string' },
+      calibrate: { type: 'boolean' },
+      tasks: { type: 'string' },
+      json: { type: 'boolean' },
+      vocab: { type: 'boolean' },
+      'no-color': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    true,
+  );
   const { values: v, positionals } = parsed;
   if (v.help || positionals.length === 0) {
     log(USAGE);
@@ -109,7 +104,7 @@ function envCommand(argv: string[], io: CliIo): void {
   if (envNames.length === 0) {
     throw new UsageError(`unknown command "${quote(command)}" (expected ${[...ENV_NAMES, 'calibrate'].join(', ')})`);
   }
-  const envs = envNames.map((n) => createEnv(n, options) as unknown as MicroEnv<unknown>);
+  const envs = envNames.map((n) => createEnv(n, options));
 
   if (command === 'calibrate' || v.calibrate) {
     const tasksPerSplit = intArg('tasks', v.tasks, 1000, 1, 100_000);

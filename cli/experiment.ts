@@ -3,21 +3,21 @@
 // Exit codes: 0 completed; 1 the run failed (non-finite loss…; the last good checkpoint is kept); 2 user error;
 // 130 interrupted (a checkpoint was written: continue with --resume DIR).
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { RunFolderError, UserError } from '../src/core/errors';
-import { applyOverrides, BACKEND_CHOICES, configKeys } from '../src/core/experiment/config';
+import { applyOverrides } from '../src/core/experiment/config';
+import { configKeyTable, type ConfigKeyInfo } from '../src/core/experiment/configSchema';
+import { NODE_BACKEND_NAMES } from '../src/core/methodVocabulary';
+import { parseFlags } from './cliArgs';
 import {
-  availablePresets,
   exportTeacher,
   installInterrupt,
   loadShippedTeacher,
   oneLine,
   prepareResume,
-  readPreset,
-  ROOT,
   runExperiment,
   startBackend,
 } from './experimentRunner';
+import { availablePresets, readPreset, ROOT } from './presetFiles';
 import { isEntryPoint, processIo, runCliMain, runCommand, type CliIo } from './cliMain';
 import { InterruptLatch } from './interrupt';
 import { RunFolder } from './runFolder';
@@ -29,15 +29,31 @@ writing config.json, metrics.jsonl, summary.json, report.md and checkpoints/ int
 
   --preset NAME          one of: ${availablePresets().join(', ')}
   --seed N               run seed (default: the preset's)
-  --backend B            ${BACKEND_CHOICES.filter((b) => b !== 'webgl').join(' | ')} (default: the preset's)
+  --backend B            ${NODE_BACKEND_NAMES.join(' | ')} (default: the preset's)
   --out DIR              run folder (default runs/<preset>-seed<N>-<time>)
   --set key=value        override a config key (dotted, repeatable), e.g. --set student.schedule=never
   --resume DIR           continue the run in DIR from its latest checkpoint (same config)
   --no-progress          no progress bar
-  --list-keys            print every config key
+  --list-keys            print every config key: its type, default and meaning
   --export-teacher DIR   after the run, write its frozen teacher to DIR (for teacher.checkpoint)
 
 Ctrl-C writes a checkpoint and exits; continue with --resume DIR.`;
+
+/**
+ * `--list-keys`: one block per leaf key, `key  type  (default: JSON)` on the first line and its description,
+ * indented, on the second (followed, for a key added later, by what its absence from a saved config means).
+ */
+export function formatKeyTable(rows: readonly ConfigKeyInfo[]): string {
+  return rows
+    .map((r) => {
+      const saved =
+        'savedConfigFallback' in r
+          ? ` (absent from a config saved before the key existed: ${JSON.stringify(r.savedConfigFallback)})`
+          : '';
+      return `${r.key}  ${r.type}  (default: ${JSON.stringify(r.default)})\n    ${r.description}${saved}\n`;
+    })
+    .join('');
+}
 
 /**
  * The command, in-process: returns the exit code (0 completed, 1 run failed or defect, 2 user error, 130
@@ -48,34 +64,24 @@ export function main(argv: string[], io: CliIo = processIo): Promise<number> {
 }
 
 async function experiment(argv: string[], io: CliIo): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        preset: { type: 'string' },
-        seed: { type: 'string' },
-        backend: { type: 'string' },
-        out: { type: 'string' },
-        set: { type: 'string', multiple: true },
-        resume: { type: 'string' },
-        'no-progress': { type: 'boolean' },
-        'list-keys': { type: 'boolean' },
-        'export-teacher': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (e) {
-    throw new UserError(`${(e as Error).message.split('\n')[0]!.slice(0, 200)} (see --help)`);
-  }
+  const { values } = parseFlags(argv, {
+    preset: { type: 'string' },
+    seed: { type: 'string' },
+    backend: { type: 'string' },
+    out: { type: 'string' },
+    set: { type: 'string', multiple: true },
+    resume: { type: 'string' },
+    'no-progress': { type: 'boolean' },
+    'list-keys': { type: 'boolean' },
+    'export-teacher': { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
   if (values.help) {
     io.stdout(`${USAGE}\n`);
     return 0;
   }
   if (values['list-keys']) {
-    io.stdout(`${configKeys().join('\n')}\n`);
+    io.stdout(formatKeyTable(configKeyTable()));
     return 0;
   }
   // Ctrl-C from here on is remembered and reaches the trainer once it exists (it then stops with a checkpoint)

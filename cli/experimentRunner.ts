@@ -1,21 +1,18 @@
-// Shared by cli/experiment.ts and cli/sweep.ts: presets from public/presets, the shipped teacher, one run of the
+// Shared by cli/experiment.ts and cli/sweep.ts (presets: presetFiles.ts): the shipped teacher, one run of the
 // trainer into a run folder with a progress bar, Ctrl-C handling, and resume. Node only.
 import cliProgress from 'cli-progress';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { isAbsolute, join, resolve } from 'node:path';
 import {
   BackendError,
   CheckpointError,
   FileSystemError,
-  PresetError,
   RunFolderError,
   UserError,
   withFsErrors,
 } from '../src/core/errors';
 import type { ExperimentConfig } from '../src/core/experiment/config';
 import { createEnvFor } from '../src/core/experiment/envFactory';
-import { loadPreset, PRESET_NAMES, type Preset } from '../src/core/experiment/preset';
 import type { RunSummary } from '../src/core/experiment/summary';
 import { initBackend, type BackendName } from '../src/engine/backend';
 import { parameterSpecs } from '../src/engine/model';
@@ -30,52 +27,17 @@ import {
 import { createEnginePort } from '../src/engine/trainer/engineAdapter';
 import { STAGE_NAMES, type TrainerEvent } from '../src/engine/trainer/events';
 import { NodeCheckpointStorage } from '../src/engine/trainer/nodeCheckpointStorage';
-import { fromHostRecords, modelConfigFor, Trainer } from '../src/engine/trainer/trainer';
+import { weightsFromHost } from '../src/engine/hostTensor';
+import { modelConfigFor } from '../src/engine/modelConfig';
+import { Trainer } from '../src/engine/trainer/trainer';
 import { checkCheckpointContent, parseTrainerState, type TrainerState } from '../src/engine/trainer/trainerState';
 import { checkWeightRecords, type WeightRecord } from '../src/engine/weights';
+import { ROOT } from './presetFiles';
 import { ensureFolder, RunFolder } from './runFolder';
 import { InterruptLatch, onInterrupt } from './interrupt';
 
-export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-export const PRESET_DIR = join(ROOT, 'public', 'presets');
-
 /** A user error: printed as one line (no stack), exit code 2 (core/errors.ts). */
 export { UserError };
-
-export function availablePresets(): string[] {
-  try {
-    return readdirSync(PRESET_DIR)
-      .filter((f) => f.endsWith('.json') && f !== 'index.json')
-      .map((f) => f.slice(0, -5))
-      .sort();
-  } catch {
-    return [...PRESET_NAMES];
-  }
-}
-
-export function readPreset(name: string): Preset {
-  const lookup = (n: string): unknown => {
-    if (!/^[a-z0-9-]+$/.test(n)) return undefined;
-    const path = join(PRESET_DIR, `${n}.json`);
-    let text: string;
-    try {
-      text = readFileSync(path, 'utf8');
-    } catch (e) {
-      if ((e as { code?: string }).code === 'ENOENT') return undefined;
-      throw FileSystemError.from(e, path, `reading preset ${n}`);
-    }
-    try {
-      return JSON.parse(text.replace(/^\uFEFF/, ''));
-    } catch (e) {
-      throw new PresetError(`${path}: not valid JSON (${(e as Error).message.slice(0, 80)})`);
-    }
-  };
-  if (!/^[a-z0-9-]+$/.test(name))
-    throw new PresetError(
-      `--preset "${name.slice(0, 40)}": not a preset name (available: ${availablePresets().join(', ')})`,
-    );
-  return loadPreset(name, lookup, availablePresets());
-}
 
 async function readFolder(dir: string): Promise<CheckpointFiles> {
   const files: CheckpointFiles = new Map();
@@ -87,7 +49,7 @@ async function readFolder(dir: string): Promise<CheckpointFiles> {
 }
 
 /** runtime.backend that cannot run in Node, refused before any work. */
-export function checkBackendForNode(cfg: ExperimentConfig): void {
+function checkBackendForNode(cfg: ExperimentConfig): void {
   if (cfg.runtime.backend === 'webgl')
     throw new BackendError(
       'runtime.backend=webgl needs a browser (WebGL on an OffscreenCanvas); from the command line use --backend cpu, wasm or webgpu',
@@ -138,7 +100,7 @@ export async function loadShippedTeacher(cfg: ExperimentConfig): Promise<WeightR
     .map(([k, v]) => `${k} ${String(have[k])} ≠ ${String(v)}`);
   if (diff.length)
     throw new CheckpointError(`teacher.checkpoint ${rel} was trained for another model/env: ${diff.join(', ')}`);
-  const records = fromHostRecords(weights);
+  const records = weightsFromHost(weights);
   try {
     checkWeightRecords(parameterSpecs(want), records, `teacher.checkpoint ${rel}`);
   } catch (e) {
@@ -170,7 +132,7 @@ async function checkpointNames(folder: RunFolder): Promise<string[]> {
  * manifest's stage/step against state.json and the name, the saved config against the run's, and every weight
  * and optimizer entry the (stage, step) implies. Throws CheckpointError naming the checkpoint and what to do.
  */
-export async function loadRunCheckpoint(
+async function loadRunCheckpoint(
   folder: RunFolder,
   name: string,
   config?: ExperimentConfig,

@@ -8,7 +8,7 @@
 // if its event loop does not acknowledge within ~60 ms, which a training step exceeds — no checkpoint.)
 
 /** True when started through the `tsx` wrapper binary (it preloads its signal-relay preflight). */
-export function underTsxWrapper(): boolean {
+function underTsxWrapper(): boolean {
   return process.execArgv.some((a) => /tsx[\\/]dist[\\/]preflight/.test(a));
 }
 

@@ -21,7 +21,7 @@ export interface AnchorArgs {
 }
 
 /** Runs bench/pytorch_anchor.py with the same options; its JSON, or {available: false, reason}. */
-export function runAnchor(args: AnchorArgs): Record<string, unknown> {
+function runAnchor(args: AnchorArgs): Record<string, unknown> {
   const argv = [
     ANCHOR_SCRIPT,
     '--steps',

@@ -10,7 +10,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { FileSystemError, userErrorLine } from '../src/core/errors';
-import { GateConfigError, type GateConfigField } from '../src/core/gateConfig';
+import { GATE_DEFAULTS, GateConfigError, type GateConfigField } from '../src/core/gateConfig';
 import {
   REPLAY_SCHEDULES,
   type ReplaySchedule,
@@ -22,15 +22,15 @@ import { printable } from '../src/core/replay/quoteInput';
 
 const USAGE = `usage: npm run replay -- <file> [more files…] --teacher-performance <S_T> [options]
 
-Replays the RetireOPD retirement gate (METHODS.md §4) over a training log and prints JSON lines:
+Replays the RetireOPD retirement gate (docs/METHODS.md §4) over a training log and prints JSON lines:
 one {"type":"evaluation",…} per evaluated window, then one {"type":"summary",…}.
 
   --teacher-performance S_T   teacher's validation score on the same split and metric (required, > 0)
-  --window W                  steps per window (default 5)
-  --alignment-threshold δ     retire when P ≤ δ (default 0)
-  --competence-threshold γ    retire when C ≥ γ (default 0.9)
-  --epsilon ε                 P needs |previous window mean| > ε (default 1e-8)
-  --schedule NAME             adaptive | alignment-only | competence-only (default adaptive)
+  --window W                  steps per window (default ${GATE_DEFAULTS.window_size})
+  --alignment-threshold δ     retire when P ≤ δ (default ${GATE_DEFAULTS.alignment_threshold})
+  --competence-threshold γ    retire when C ≥ γ (default ${GATE_DEFAULTS.competence_threshold})
+  --epsilon ε                 P needs |previous window mean| > ε (default ${GATE_DEFAULTS.denominator_epsilon})
+  --schedule NAME             ${REPLAY_SCHEDULES.join(' | ')} (default adaptive)
   --gap-key KEY               the gap g = token-mean(log πT − log π_old) (default by format)
   --val-key KEY               the validation score (default by format)
   --format F                  jsonl | verl | csv | trl (default: detected per file)

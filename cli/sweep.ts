@@ -7,35 +7,16 @@
 // sweep.matchTemperature (actobs-vs-actionsft) runs its reference arm first per seed and evaluates the other arm at
 // the temperature matching the reference's argument-token entropy (an extra column of the table).
 // Exit codes: 0 all runs completed; 1 some run failed or was interrupted; 2 user error.
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-import { UserError, withFsErrors } from '../src/core/errors';
+import { UserError } from '../src/core/errors';
 import { applyOverrides } from '../src/core/experiment/config';
-import {
-  compareRuns,
-  expandSweep,
-  formatComparisonTable,
-  parseSweepSpec,
-  runSweep,
-  validationCurve,
-  withYardsticks,
-  type CurvePoint,
-  type SweepRun,
-  type SweepSpec,
-} from '../src/core/experiment/sweep';
-import type { RunSummary } from '../src/core/experiment/summary';
-import { validationPlotSvg, type PlotSeries } from '../src/core/experiment/sweepPlot';
-import {
-  availablePresets,
-  installInterrupt,
-  loadShippedTeacher,
-  oneLine,
-  readPreset,
-  ROOT,
-  runExperiment,
-  startBackend,
-} from './experimentRunner';
+import { NODE_BACKEND_NAMES } from '../src/core/methodVocabulary';
+import { parseFlags } from './cliArgs';
+import { expandSweep, parseSweepSpec, runSweep, type SweepRun, type SweepSpec } from '../src/core/experiment/sweep';
+import type { CurvePoint } from '../src/core/experiment/comparison';
+import { about, readCurve, report, slug, writeOutcome } from './sweepOutcome';
+import { installInterrupt, loadShippedTeacher, oneLine, runExperiment, startBackend } from './experimentRunner';
+import { availablePresets, readPreset, ROOT } from './presetFiles';
 import { isEntryPoint, processIo, runCliMain, runCommand, type CliIo } from './cliMain';
 import { InterruptLatch } from './interrupt';
 import { RunFolder } from './runFolder';
@@ -52,13 +33,9 @@ const USAGE = `usage: npm run sweep -- --preset NAME [options]
   --seeds 0,1,2        seeds (default: the preset's sweep seeds, else 0,1,2)
   --vary key=v1,v2     an axis (dotted config key, comma-separated values; repeatable; replaces the preset's axes)
   --set key=value      override the base config (repeatable)
-  --backend B          cpu | wasm | webgpu
+  --backend B          ${NODE_BACKEND_NAMES.join(' | ')}
   --out DIR            sweep folder (default runs/sweep-<preset>-<time>)
   --no-progress        no progress bars`;
-
-function slug(label: string): string {
-  return label.replace(/[^A-Za-z0-9.=-]+/g, '_').replace(/=/g, '-');
-}
 
 function parseValue(raw: string): unknown {
   try {
@@ -74,28 +51,18 @@ export function main(argv: string[], io: CliIo = processIo): Promise<number> {
 }
 
 async function sweep(argv: string[], io: CliIo): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        preset: { type: 'string' },
-        presets: { type: 'string' },
-        seeds: { type: 'string' },
-        vary: { type: 'string', multiple: true },
-        set: { type: 'string', multiple: true },
-        backend: { type: 'string' },
-        out: { type: 'string' },
-        report: { type: 'string' },
-        'no-progress': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (e) {
-    throw new UserError(`${(e as Error).message.split('\n')[0]!.slice(0, 200)} (see --help)`);
-  }
+  const { values } = parseFlags(argv, {
+    preset: { type: 'string' },
+    presets: { type: 'string' },
+    seeds: { type: 'string' },
+    vary: { type: 'string', multiple: true },
+    set: { type: 'string', multiple: true },
+    backend: { type: 'string' },
+    out: { type: 'string' },
+    report: { type: 'string' },
+    'no-progress': { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  });
   if (values.help) {
     io.stdout(`${USAGE}\n`);
     return 0;
@@ -225,147 +192,6 @@ async function sweep(argv: string[], io: CliIo): Promise<number> {
   });
   io.stdout(`${table}\n\nsweep folder: ${out}\n`);
   return ok ? 0 : 1;
-}
-
-interface DoneRun {
-  point: Record<string, unknown>;
-  summary: RunSummary;
-  label: string;
-  curve: CurvePoint[];
-  /** JSON of the run's config.env: runs with equal keys share a universe (and S_T yardstick) */
-  envKey: string;
-}
-
-function about(presets: readonly { name: string; description: string }[]): string {
-  return presets.map((p) => `${presets.length > 1 ? `**${p.name}**: ` : ''}${p.description}`).join('\n\n');
-}
-
-/** comparison.md, comparison.json and validation-<env>.svg of finished runs into `out`; returns the table */
-function writeOutcome(
-  out: string,
-  title: string,
-  aboutText: string,
-  done: readonly DoneRun[],
-  meta: Record<string, unknown>,
-): string {
-  const measured = withYardsticks(done);
-  const yardsticks = new Map(done.map((d, i) => [d, measured[i]!.yardstick]));
-  const sT = (d: DoneRun): number | null => yardsticks.get(d) ?? null;
-  const rows = compareRuns(measured);
-  const table = formatComparisonTable(rows);
-  const write = (file: string, text: string): void =>
-    withFsErrors(join(out, file), 'writing the sweep outcome', () => writeFileSync(join(out, file), text));
-  write('comparison.md', `# Sweep ${title}\n\n${aboutText}\n\n${table}\n`);
-  write(
-    'comparison.json',
-    JSON.stringify(
-      {
-        preset: title,
-        ...meta,
-        rows,
-        runs: done.map((d) => ({ label: d.label, summary: d.summary, curve: d.curve, yardstick: sT(d) })),
-      },
-      null,
-      1,
-    ),
-  );
-  // one figure per environment: each sweep point of that environment is one series
-  for (const env of [...new Set(done.map((d) => d.summary.env))]) {
-    const series = new Map<string, PlotSeries['runs'][number][]>();
-    for (const d of done.filter((x) => x.summary.env === env)) {
-      const key = Object.entries(d.point)
-        .map(([k, v]) => (k === 'preset' ? String(v) : `${k}=${String(v)}`))
-        .join(' ');
-      series.set(key || title, [
-        ...(series.get(key || title) ?? []),
-        { curve: d.curve, triggerStep: d.summary.gate.triggerStep, teacherPerformance: sT(d) },
-      ]);
-    }
-    const svg = validationPlotSvg(
-      `${env}: validation success vs student step (mean ± 95% band; ▲ retirement)`,
-      [...series.entries()].map(([label, r]) => ({ label, runs: r })),
-    );
-    write(`validation-${env}.svg`, svg);
-  }
-  return table;
-}
-
-/**
- * `--report DIR,DIR…`: one outcome (table and figures) over sweeps already run, e.g. the story presets run as
- * separate sweep processes side by side; each DIR's comparison.json brings its runs, points and curves.
- */
-function report(dirs: readonly string[], out: string): string {
-  const done: DoneRun[] = [];
-  const titles: string[] = [];
-  for (const dir of dirs) {
-    const path = join(dir, 'comparison.json');
-    if (!existsSync(path)) {
-      // an unfinished sweep: its finished runs (run folders with summary.json), each point = its preset
-      const runs = existsSync(dir) ? readdirSync(dir).filter((f) => existsSync(join(dir, f, 'summary.json'))) : [];
-      if (runs.length === 0)
-        throw new UserError(`--report: ${dir} has neither comparison.json nor finished run folders (summary.json)`);
-      for (const f of runs) {
-        const summary = readJson(join(dir, f, 'summary.json')) as RunSummary;
-        const cfg = readJson(join(dir, f, 'config.json')) as { env?: unknown };
-        if (summary.status !== 'completed') continue;
-        titles.push(summary.name);
-        done.push({
-          point: { preset: summary.name },
-          summary,
-          label: `preset=${summary.name} seed=${summary.seed}`,
-          curve: readCurve(join(dir, f, 'metrics.jsonl')),
-          envKey: JSON.stringify(cfg.env),
-        });
-      }
-      continue;
-    }
-    const c = readJson(path) as {
-      preset: string;
-      runs: { label: string; summary: RunSummary; curve?: CurvePoint[] }[];
-      axes: Record<string, unknown[]>;
-    };
-    titles.push(c.preset);
-    const axisKeys = Object.keys(c.axes);
-    for (const r of c.runs) {
-      if (r.summary.status !== 'completed') continue;
-      // the point: the run's axis values (from its label), or its preset when the sweep had no axes
-      const point: Record<string, unknown> = {};
-      for (const part of r.label.split(' ')) {
-        const eq = part.indexOf('=');
-        const k = part.slice(0, eq);
-        if (eq > 0 && k !== 'seed' && (axisKeys.includes(k) || k === 'preset')) point[k] = part.slice(eq + 1);
-      }
-      if (Object.keys(point).length === 0) point.preset = c.preset;
-      const configPath = join(dir, slug(r.label), 'config.json');
-      const env = existsSync(configPath) ? (readJson(configPath) as { env?: unknown }).env : r.summary.env;
-      done.push({ point, summary: r.summary, label: r.label, curve: r.curve ?? [], envKey: JSON.stringify(env) });
-    }
-  }
-  withFsErrors(out, 'creating the report folder', () => mkdirSync(out, { recursive: true }));
-  const title = [...new Set(titles)].join('+');
-  return writeOutcome(out, title, `Combined from ${dirs.join(', ')}.`, done, { from: dirs });
-}
-
-/** A JSON file of a sweep folder (--report); unreadable or malformed → a user error naming the file. */
-function readJson(path: string): unknown {
-  const text = withFsErrors(path, 'reading a sweep folder', () => readFileSync(path, 'utf8'));
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new UserError(`--report: ${path} is not valid JSON (${(e as Error).message.slice(0, 80)})`);
-  }
-}
-
-/** the student stage's validation curve from a run folder's metrics.jsonl (steps that logged val/success_rate) */
-function readCurve(path: string): CurvePoint[] {
-  if (!existsSync(path)) return [];
-  const text = withFsErrors(path, 'reading a run folder', () => readFileSync(path, 'utf8'));
-  return validationCurve(
-    text
-      .split('\n')
-      .filter((l) => l.trim() !== '')
-      .map((l) => JSON.parse(l) as Record<string, unknown>),
-  );
 }
 
 if (isEntryPoint(import.meta.url)) runCliMain('sweep', sweep);

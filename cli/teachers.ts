@@ -9,9 +9,10 @@ import { createEnvFor } from '../src/core/experiment/envFactory';
 import { initBackend } from '../src/engine/backend';
 import { PolicyModel } from '../src/engine/model';
 import { measureSkillDependence } from '../src/engine/trainer/skillDependence';
-import { modelConfigFor } from '../src/engine/trainer/trainer';
+import { modelConfigFor } from '../src/engine/modelConfig';
 import { runCliMain } from './cliMain';
-import { ROOT, UserError, loadShippedTeacher, readPreset } from './experimentRunner';
+import { UserError, loadShippedTeacher } from './experimentRunner';
+import { ROOT, readPreset } from './presetFiles';
 
 const DEFAULT_PRESETS = ['retire-shell', 'retire-house', 'retire-shop'];
 

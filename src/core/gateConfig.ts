@@ -1,4 +1,4 @@
-// Configuration of the RetireOPD retirement gate (METHODS.md §4), validated with zod.
+// Configuration of the RetireOPD retirement gate (docs/METHODS.md §4), validated with zod.
 // Field names are the public code's (`RetireOPDConfig`) so that a checkpoint written by either side reads the same.
 import { z } from 'zod';
 

@@ -3,9 +3,9 @@
 // events or a replay's evaluation lines, both produced by RetirementGate — never recomputed here: the previous
 // window mean and previous score of a row are the previous row's values (the gate sets prev ← cur and S_prev ← S at
 // every evaluation, valid or not), and the decision is the gate's `retired` flag. This module only reads them and
-// says, in words, which condition of METHODS.md §4 held or failed.
+// says, in words, which condition of docs/METHODS.md §4 held or failed.
 import type { GateConfig } from './gateConfig';
-import type { GateRule } from './retirementGate';
+import type { GateRule } from './methodVocabulary';
 
 /** An evaluation as the gate reports it (GateEvaluation uses NaN for "none", a replay line uses null). */
 export interface EvaluatedWindow {

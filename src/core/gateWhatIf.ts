@@ -45,8 +45,8 @@ export function compareOutcomes(original: GateOutcome, changed: GateOutcome): Wh
 }
 
 /** Default grid of the sensitivity strip: δ around 0, γ over a wide range. */
-export const DEFAULT_DELTAS = [-0.1, -0.05, 0, 0.05, 0.1, 0.2] as const;
-export const DEFAULT_GAMMAS = [0.5, 0.6, 0.7, 0.8, 0.9, 1] as const;
+const DEFAULT_DELTAS = [-0.1, -0.05, 0, 0.05, 0.1, 0.2] as const;
+const DEFAULT_GAMMAS = [0.5, 0.6, 0.7, 0.8, 0.9, 1] as const;
 
 export interface SensitivityGrid {
   readonly deltas: readonly number[];

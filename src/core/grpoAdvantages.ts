@@ -1,4 +1,5 @@
-// GRPO advantages from terminal rewards (METHODS.md §2). Each inner array is one task's group of G trajectories.
+// GRPO advantages from terminal rewards (docs/METHODS.md §2). Each inner array is one task's group of G
+// trajectories.
 import { mean } from './windowedMean';
 
 /**

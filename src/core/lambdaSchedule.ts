@@ -1,4 +1,5 @@
-// λ_opd schedules for the ablations of METHODS.md §4, behind one interface, all driven by the same calls.
+// λ_opd schedules for the ablations of docs/METHODS.md §4, behind one interface, all driven by the same calls. Their names
+// and the spec syntax (`fixed:N`, `linear:N`, N ≥ 1) are declared and parsed in methodVocabulary.ts.
 //
 //   adaptive          the retirement gate (P ≤ δ ∧ C ≥ γ)
 //   alignment-only    the gate, retiring on P ≤ δ alone
@@ -19,59 +20,15 @@
 //   log(schedule.metrics());                                    // every retire_opd/* metric
 // `coefficient(k)` and `teacherNeeded(k)` are pure queries (for previews and charts); they change nothing.
 import type { GateConfig, GateConfigInput } from './gateConfig';
+import { formatScheduleSpec, gateRuleFor, parseScheduleSpec, type ScheduleSpec } from './methodVocabulary';
 import {
   type GateEvaluation,
-  type GateRule,
   type GateState,
   type GateWindow,
   type RetireOpdMetrics,
   RetirementGate,
   type StepPlan,
 } from './retirementGate';
-
-export type ScheduleSpec =
-  | { readonly kind: 'adaptive' | 'alignment-only' | 'competence-only' | 'never' | 'none' }
-  | { readonly kind: 'fixed' | 'linear'; readonly step: number };
-export type ScheduleKind = ScheduleSpec['kind'];
-
-const PLAIN_KINDS = ['adaptive', 'alignment-only', 'competence-only', 'never', 'none'] as const;
-export const SCHEDULE_SYNTAX = 'adaptive, never, none, fixed:N, linear:N, alignment-only, competence-only';
-
-/** Parse "adaptive", "fixed:40", "linear:100", …; throws an Error saying what was expected. */
-export function parseScheduleSpec(text: string): ScheduleSpec {
-  const trimmed = text.trim();
-  const plain = PLAIN_KINDS.find((kind) => kind === trimmed);
-  if (plain !== undefined) return { kind: plain };
-  const match = /^(fixed|linear)(?::(.*))?$/.exec(trimmed);
-  if (match === null) throw new Error(`unknown schedule "${text}" (expected one of ${SCHEDULE_SYNTAX})`);
-  const kind = match[1] as 'fixed' | 'linear';
-  const arg = match[2];
-  if (arg === undefined || arg === '') throw new Error(`schedule "${text}": ${kind}:N needs a step N, e.g. ${kind}:40`);
-  const step = /^\d+$/.test(arg) ? Number(arg) : Number.NaN;
-  if (!Number.isSafeInteger(step) || (kind === 'linear' && step === 0)) {
-    const expected = kind === 'linear' ? 'a positive integer' : 'a non-negative integer';
-    throw new Error(`schedule "${text}": N must be ${expected}, got "${arg}"`);
-  }
-  return { kind, step };
-}
-
-export function formatScheduleSpec(spec: ScheduleSpec): string {
-  return 'step' in spec ? `${spec.kind}:${spec.step}` : spec.kind;
-}
-
-/** The gate rule a schedule retires by (schedules that never retire on the gate only observe it). */
-export function gateRuleFor(kind: ScheduleKind): GateRule {
-  switch (kind) {
-    case 'adaptive':
-      return 'alignment-and-competence';
-    case 'alignment-only':
-      return 'alignment-only';
-    case 'competence-only':
-      return 'competence-only';
-    default:
-      return 'observe-only';
-  }
-}
 
 export const SCHEDULE_STATE_VERSION = 1;
 

@@ -1,4 +1,4 @@
-// The unbiased pass@k estimator (METHODS.md §6): n attempts at a task, c of them successful.
+// The unbiased pass@k estimator (docs/METHODS.md §6): n attempts at a task, c of them successful.
 
 function checkCounts(n: number, c: number, k: number): void {
   if (!Number.isInteger(n) || n < 1) throw new RangeError(`pass@k: n must be a positive integer, got ${n}`);

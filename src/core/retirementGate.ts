@@ -1,25 +1,17 @@
-// The RetireOPD retirement gate: the exact state machine of METHODS.md §4 (the public code's RetireOPDScheduler).
+// The RetireOPD retirement gate: the exact state machine of docs/METHODS.md §4 (the public code's
+// RetireOPDScheduler).
 //
 // Call order the trainer follows, once per training step k (before the optimiser update is logged):
 //   const plan = gate.beginStep(k);            // { opdCoef, teacherNeeded }; counts a skipped teacher forward
 //   if (plan.teacherNeeded) gate.observeGap(k, g_k);   // g_k = token-mean(log πT − log π_old) over action tokens
 //   if (k is a validation step) gate.validate(k, S_k); // S_k = student's validation score, same metric as S_T
 // The step's gap is always observed before its validation. Steps are opaque integers (the trainer's global step).
+// (~350 lines on purpose: the gate and its checkpointable state are one state machine, kept whole to read against
+// the public code.)
 import { mean } from './windowedMean';
 import { type GateConfig, type GateConfigInput, gateConfigDifferences, parseGateConfig } from './gateConfig';
 import { gateStateSchema } from './gateStateSchema';
-
-/**
- * Which conditions retire the teacher. The paper's gate needs both; the ablations keep one; `observe-only` computes
- * every window and evaluation (so charts can show P and C) but never retires.
- */
-export type GateRule = 'alignment-and-competence' | 'alignment-only' | 'competence-only' | 'observe-only';
-export const GATE_RULES: readonly GateRule[] = [
-  'alignment-and-competence',
-  'alignment-only',
-  'competence-only',
-  'observe-only',
-];
+import { GATE_RULES, type GateRule, isOneOf } from './methodVocabulary';
 
 /** Every `retire_opd/*` metric of the public code, in its order. Booleans are 0/1; trigger_step is −1 before. */
 export const RETIRE_OPD_METRIC_NAMES = [
@@ -137,7 +129,7 @@ export class RetirementGate {
 
   constructor(config: GateConfigInput | GateConfig, rule: GateRule = 'alignment-and-competence') {
     this.config = parseGateConfig(config);
-    if (!GATE_RULES.includes(rule)) throw new Error(`unknown gate rule "${String(rule)}"`);
+    if (!isOneOf(GATE_RULES, rule)) throw new Error(`unknown gate rule "${String(rule)}"`);
     this.rule = rule;
     this.opdCoef = this.config.opd_coef;
   }

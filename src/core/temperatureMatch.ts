@@ -1,5 +1,5 @@
-// The ActObs temperature control (METHODS.md §1, issue 5): find the sampling temperature T at which a policy's
-// argument-token entropy equals a target (ActObs's), so success can be compared at equal entropy.
+// The ActObs temperature control (issue 5; ActObs is docs/METHODS.md §1): find the sampling temperature T at which
+// a policy's argument-token entropy equals a target (ActObs's), so success can be compared at equal entropy.
 //
 // H(T) = entropy of softmax(logits / T), averaged over a fixed set of positions, is non-decreasing in T (from the
 // entropy of the argmax, 0 without ties, at T → 0 to log V at T → ∞), so the match is found by bisection. T is a

@@ -2,12 +2,13 @@
 // dynamically behind an environment check so this file also bundles for the browser.
 import * as tf from '@tensorflow/tfjs';
 import { BackendError } from '../core/errors';
+import { BACKEND_NAMES, type BackendName, isOneOf } from '../core/methodVocabulary';
 import { registerWebgpuKernels } from './kernels/registerWebgpuKernels';
 import { installWasmKernelFixes } from './wasmKernels';
 import { guardWebgpuDevice, registerWebgpuBackend } from './webgpuDevice';
 
-export type BackendName = 'cpu' | 'wasm' | 'webgl' | 'webgpu';
-export const BACKEND_NAMES: readonly BackendName[] = ['cpu', 'wasm', 'webgl', 'webgpu'];
+// The backend names are declared in core/methodVocabulary.ts; the type is re-exported for the engine's many users.
+export type { BackendName };
 
 export interface InitBackendOptions {
   /**
@@ -64,14 +65,14 @@ export class BackendUnavailableError extends BackendError {
   }
 }
 
-export function isNode(): boolean {
+function isNode(): boolean {
   const p = (globalThis as { process?: { versions?: { node?: string } } }).process;
   return typeof p?.versions?.node === 'string';
 }
 
 export function parseBackendName(s: string): BackendName {
   const name = s.trim().toLowerCase();
-  if ((BACKEND_NAMES as readonly string[]).includes(name)) return name as BackendName;
+  if (isOneOf(BACKEND_NAMES, name)) return name;
   throw new Error(`unknown backend '${s}': expected one of ${BACKEND_NAMES.join(', ')}`);
 }
 
@@ -168,7 +169,7 @@ async function registerWebgpu(options: InitBackendOptions): Promise<void> {
  * Throws BackendUnavailableError with the reason when it cannot start.
  */
 export async function initBackend(name: BackendName, options: InitBackendOptions = {}): Promise<BackendName> {
-  if (!BACKEND_NAMES.includes(name)) parseBackendName(name);
+  if (!isOneOf(BACKEND_NAMES, name)) parseBackendName(name);
   if (name === 'wasm') await registerWasm(options);
   if (name === 'webgpu') await registerWebgpu(options);
   if (name === 'webgl' && isNode()) {
@@ -215,27 +216,4 @@ export async function wasmRuntimeInfo(): Promise<WasmRuntimeInfo | null> {
   const threaded = module !== undefined && 'PThread' in module;
   const simd = (await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT')) === true;
   return { flavour: threaded ? 'threaded-simd' : simd ? 'simd' : 'plain', threads: wasm.getThreadsCount() };
-}
-
-/**
- * The backends that start here, tried in order (each is initialised once; the active backend afterwards is the
- * one that was active before, or the last one that worked when none was).
- */
-export async function availableBackends(
-  candidates: readonly BackendName[] = BACKEND_NAMES,
-  options: InitBackendOptions = {},
-): Promise<{ available: BackendName[]; unavailable: { backend: BackendName; reason: string }[] }> {
-  const before = tf.getBackend() as BackendName | undefined;
-  const available: BackendName[] = [];
-  const unavailable: { backend: BackendName; reason: string }[] = [];
-  for (const b of candidates) {
-    try {
-      await initBackend(b, options);
-      available.push(b);
-    } catch (e) {
-      unavailable.push({ backend: b, reason: e instanceof Error ? e.message : String(e) });
-    }
-  }
-  if (before !== undefined && available.includes(before)) await tf.setBackend(before);
-  return { available, unavailable };
 }

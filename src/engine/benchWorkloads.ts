@@ -1,4 +1,4 @@
-// The reference benchmark workloads (../shared/anchors, bench/pytorch_anchor.py), shared by the Node bench
+// The reference benchmark workloads (their PyTorch twin is bench/pytorch_anchor.py), shared by the Node bench
 // (cli/bench.ts) and the browser bench (bench/browser/benchWorker.ts) so both time exactly the same code:
 //   W1: one training step (vocab 64, context 128, width 64, 2 layers, 4 heads, MLP 256, batch 64, masked weighted
 //       token CE, Adam with an explicit epsilon);
@@ -29,9 +29,9 @@ export const BENCH_MODEL: Readonly<ModelConfig> = {
   mlp: 256,
   tiedHead: false,
 };
-export const BENCH_BATCH = 64;
-export const BENCH_PROMPT = 64;
-export const BENCH_NEW_TOKENS = 32;
+const BENCH_BATCH = 64;
+const BENCH_PROMPT = 64;
+const BENCH_NEW_TOKENS = 32;
 
 export type Workload = 'w1' | 'w2cached' | 'w2uncached' | 'loss';
 export const WORKLOADS: readonly Workload[] = ['w1', 'w2cached', 'w2uncached', 'loss'];
@@ -108,7 +108,7 @@ async function timeSteps(
 }
 
 /** W1: one Adam step of the reference policy on a masked weighted token cross-entropy. */
-export async function benchTrainStep(o: BenchOptions): Promise<Record<string, unknown>> {
+async function benchTrainStep(o: BenchOptions): Promise<Record<string, unknown>> {
   const model = new PolicyModel(BENCH_MODEL, o.seed, 'bench_w1');
   // the lab's Adam (fused per-variable update on webgpu, tfjs's own elsewhere), as the trainer uses it
   const optimizer = createAdam({ learningRate: 1e-3, beta1: 0.9, beta2: 0.999, epsilon: 1e-8 });
@@ -155,7 +155,7 @@ export async function benchTrainStep(o: BenchOptions): Promise<Record<string, un
 }
 
 /** W2: rollouts with and without the KV cache (whichever of w2cached / w2uncached is selected). */
-export async function benchRollout(o: BenchOptions): Promise<Record<string, unknown>> {
+async function benchRollout(o: BenchOptions): Promise<Record<string, unknown>> {
   const model = new PolicyModel(BENCH_MODEL, o.seed, 'bench_w2');
   const rng = new SeededRandom(o.seed + 2);
   const prompts = new Int32Array(BENCH_BATCH * BENCH_PROMPT).map(() => rng.nextUint32() % BENCH_MODEL.vocabSize);
@@ -200,7 +200,7 @@ export async function benchRollout(o: BenchOptions): Promise<Record<string, unkn
 }
 
 /** The loss path at W1's shape: GRPO + full-KL OPD loss and their gradient w.r.t. the logits. */
-export async function benchLossPath(o: BenchOptions): Promise<Record<string, unknown>> {
+async function benchLossPath(o: BenchOptions): Promise<Record<string, unknown>> {
   const rng = new SeededRandom(o.seed + 3);
   const [B, T, V] = [BENCH_BATCH, BENCH_MODEL.contextTokens - 1, BENCH_MODEL.vocabSize];
   const normal = (n: number, scale: number) => new Float32Array(n).map(() => scale * (rng.next() * 2 - 1));

@@ -5,7 +5,7 @@ import { fusedGelu } from './kernels/webgpuGelu';
 import { fusedLayerNorm } from './kernels/webgpuLayerNorm';
 import { useFusedKernels } from './kernels/registerWebgpuKernels';
 
-export const LAYER_NORM_EPSILON = 1e-5;
+const LAYER_NORM_EPSILON = 1e-5;
 /** additive attention-mask value for a hidden key; exp(-1e9 - max) is exactly 0 in float32 */
 export const MASKED = -1e9;
 
@@ -138,12 +138,7 @@ export function layerNorm(x: tf.Tensor2D, g: tf.Tensor1D, b: tf.Tensor1D): tf.Te
 }
 
 /** layerNorm from tfjs ops (every backend; the reference of the fused kernel) */
-export const layerNormComposed = tf.customGrad(((
-  x: tf.Tensor2D,
-  g: tf.Tensor1D,
-  b: tf.Tensor1D,
-  save: tf.GradSaveFunc,
-) => {
+const layerNormComposed = tf.customGrad(((x: tf.Tensor2D, g: tf.Tensor1D, b: tf.Tensor1D, save: tf.GradSaveFunc) => {
   const mean = tf.mean(x, 1, true);
   const xc = tf.sub(x, mean);
   const variance = tf.mean(tf.square(xc), 1, true);
@@ -182,7 +177,7 @@ export function gelu<T extends tf.Tensor>(x: T): T {
 }
 
 /** gelu from tfjs ops (every backend; the reference of the fused kernel) */
-export const geluComposed = tf.customGrad(((x: tf.Tensor, save: tf.GradSaveFunc) => {
+const geluComposed = tf.customGrad(((x: tf.Tensor, save: tf.GradSaveFunc) => {
   const cdf = tf.mul(tf.add(tf.erf(tf.mul(x, SQRT_HALF)), 1), 0.5);
   save([x, cdf]);
   return {

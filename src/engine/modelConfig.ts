@@ -1,4 +1,7 @@
-// Typed configuration of the policy transformer, with presets and validation (unknown keys rejected by name).
+// Typed configuration of the policy transformer, with presets and validation (unknown keys rejected by name), and
+// the model an experiment config implies for its environment.
+import type { AgentEnv } from '../core/env/types';
+import type { ExperimentConfig } from '../core/experiment/config';
 
 export interface ModelConfig {
   /** token ids are in [0, vocabSize) */
@@ -17,13 +20,13 @@ export interface ModelConfig {
 }
 
 export type ModelPreset = 'tiny' | 'small' | 'base';
-export const MODEL_PRESET_NAMES: readonly ModelPreset[] = ['tiny', 'small', 'base'];
+const MODEL_PRESET_NAMES: readonly ModelPreset[] = ['tiny', 'small', 'base'];
 
 /**
  * Sizes without vocabulary (that comes from the environment). The default context of 160 tokens fits the teacher:
  * a skill segment plus a ≤ 128-token episode.
  */
-export const MODEL_PRESETS: Record<ModelPreset, Omit<ModelConfig, 'vocabSize'>> = {
+const MODEL_PRESETS: Record<ModelPreset, Omit<ModelConfig, 'vocabSize'>> = {
   tiny: { contextTokens: 160, width: 32, layers: 2, heads: 2, mlp: 128, tiedHead: true },
   small: { contextTokens: 160, width: 64, layers: 2, heads: 4, mlp: 256, tiedHead: false },
   base: { contextTokens: 160, width: 128, layers: 4, heads: 4, mlp: 512, tiedHead: false },
@@ -100,4 +103,21 @@ export function parameterCount(c: ModelConfig): number {
     (c.tiedHead ? 0 : c.width * c.vocabSize) +
     c.vocabSize
   );
+}
+
+/**
+ * The policy an experiment trains on its environment: the config's sizes, the environment's vocabulary, and a context
+ * long enough for the teacher's view (the skill segment in front of a full episode). Every policy of a run (init,
+ * teacher, student) has this shape, and so do shipped teachers.
+ */
+export function modelConfigFor(cfg: ExperimentConfig, env: AgentEnv): ModelConfig {
+  return {
+    vocabSize: env.vocab.size,
+    contextTokens: env.limits.contextTokens + env.limits.skillTokens,
+    width: cfg.model.width,
+    layers: cfg.model.layers,
+    heads: cfg.model.heads,
+    mlp: cfg.model.mlp,
+    tiedHead: false,
+  };
 }

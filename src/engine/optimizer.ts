@@ -5,6 +5,7 @@
 // always passes epsilon explicitly so every backend runs the same optimiser.
 import * as tf from '@tensorflow/tfjs';
 import { WebgpuAdamOptimizer } from './kernels/webgpuAdam';
+import type { HostTensor } from './hostTensor';
 
 export interface AdamConfig {
   learningRate: number;
@@ -14,19 +15,12 @@ export interface AdamConfig {
   epsilon: number;
 }
 
-export const DEFAULT_ADAM_CONFIG: Readonly<AdamConfig> = {
+const DEFAULT_ADAM_CONFIG: Readonly<AdamConfig> = {
   learningRate: 1e-3,
   beta1: 0.9,
   beta2: 0.999,
   epsilon: 1e-8,
 };
-
-/** Host copy of one optimizer tensor (same shape as trainer/checkpoint's HostTensor). */
-export interface HostTensor {
-  shape: number[];
-  dtype: 'float32' | 'int32';
-  data: Float32Array | Int32Array;
-}
 
 /**
  * Adam state as ordered host tensors: `iter` (int32 scalar, steps taken) first, then the bias-correction
@@ -42,7 +36,7 @@ export interface HostTensor {
 export type AdamState = Record<string, HostTensor>;
 
 /** Keys of the bias-correction accumulators in an AdamState. */
-export const ADAM_POWER_KEYS = { beta1: 'beta1_power', beta2: 'beta2_power' } as const;
+const ADAM_POWER_KEYS = { beta1: 'beta1_power', beta2: 'beta2_power' } as const;
 /**
  * Where checkpoints of trainer state version 1 (written before the accumulators moved here) kept them: appended
  * after the moments by the trainer's engine adapter. Read as aliases so those checkpoints still resume.

@@ -283,37 +283,22 @@ export async function rollout(
 
 /**
  * Per-position log-probs of a batch's own tokens under `model`: out[b, t] = log p(tokens[b,t] | tokens[b,<t]) for
- * t ≥ 1, in one batched forward (no gradient). `prefix(b)` optionally prepends a fixed-length segment per row (the
- * teacher's skill segment): then positions shift by its length. Entries where `keep(class)` is false are 0.
+ * t ≥ 1, in one batched forward (no gradient). Entries where `keep(class)` is false are 0. (The teacher's scoring of
+ * a student stream, with its skill in front, is teacherView.ts's.)
  */
 export async function sequenceLogProbs(
   model: PolicyModel,
   batch: RolloutBatch,
   keep: (cls: number) => boolean = isPolicyClass,
-  prefix?: { length: number; tokens: (row: number) => readonly number[] },
 ): Promise<Float32Array> {
   const N = batch.size;
   const T = batch.length;
-  const S = prefix?.length ?? 0;
-  const L = S + T;
-  if (L > model.config.contextTokens) {
-    throw new Error(
-      `${model.name}: sequence of ${S} prefix + ${T} episode tokens exceeds its contextTokens ${model.config.contextTokens}`,
-    );
+  if (T > model.config.contextTokens) {
+    throw new Error(`${model.name}: sequence of ${T} tokens exceeds its contextTokens ${model.config.contextTokens}`);
   }
-  const input = new Int32Array(N * L);
-  for (let b = 0; b < N; b++) {
-    if (prefix !== undefined) {
-      const p = prefix.tokens(b);
-      if (p.length !== S) throw new Error(`sequenceLogProbs: prefix of row ${b} has ${p.length} tokens, expected ${S}`);
-      for (let j = 0; j < S; j++) input[b * L + j] = p[j] as number;
-    }
-    input.set(batch.tokens.subarray(b * T, (b + 1) * T), b * L + S);
-  }
-  // log p of token at episode position t (t ≥ 1) is read from model position S + t − 1
   const lpT = tf.tidy(() => {
-    const logits = model.forward(tf.tensor2d(input, [N, L], 'int32')); // [N, L, V]
-    const pred = tf.slice(logits, [0, S, 0], [N, T - 1, model.config.vocabSize]); // predicts episode tokens 1..T−1
+    const logits = model.forward(tf.tensor2d(batch.tokens, [N, T], 'int32')); // [N, T, V]
+    const pred = tf.slice(logits, [0, 0, 0], [N, T - 1, model.config.vocabSize]); // predicts tokens 1..T−1
     const targets = tf.tensor2d(batch.tokens, [N, T], 'int32').slice([0, 1], [N, T - 1]);
     return tf.sum(tf.mul(tf.logSoftmax(pred), tf.cast(tf.oneHot(targets, model.config.vocabSize), 'float32')), -1); // [N, T−1]
   });
@@ -330,30 +315,4 @@ export async function sequenceLogProbs(
       if (keep(batch.classes[b * T + t] as number)) out[b * T + t] = lp[b * (T - 1) + t - 1] as number;
   }
   return out;
-}
-
-/**
- * The teacher's log-probs on the student's own policy tokens ([N, T], aligned with batch.tokens, 0 elsewhere), in
- * one batched forward with each task's fixed-length skill segment prepended: teacher position = student position +
- * skillTokens. Callers skip this call entirely once the teacher is retired.
- */
-export async function teacherLogProbs(
-  teacher: PolicyModel,
-  batch: RolloutBatch,
-  tasks: readonly Task[],
-): Promise<Float32Array> {
-  const first = tasks[0];
-  if (first === undefined) throw new Error('teacherLogProbs: no tasks');
-  const S = first.skillTokens.length;
-  return sequenceLogProbs(teacher, batch, isPolicyClass, {
-    length: S,
-    tokens: (b) => {
-      const task = tasks[batch.taskIndex[b] as number];
-      if (task === undefined)
-        throw new Error(
-          `teacherLogProbs: row ${b} refers to task ${batch.taskIndex[b]}, but only ${tasks.length} tasks were given`,
-        );
-      return task.skillTokens;
-    },
-  });
 }

@@ -1,12 +1,15 @@
 // Look inside trajectories: sample episodes from the current student (and from the teacher with its skill) on
 // chosen tasks, and give every token its class and, per policy token, the student's and the teacher's log-prob —
-// the per-token pieces of the OPD gap g = token-mean(log π_T − log π_θ) of METHODS.md §3. Sampling and log-probs
-// are the trainer's own: rollout() and teacherLogProbs()/sequenceLogProbs() of rollout.ts (no copy). Forward only;
+// the per-token pieces of the OPD gap g = token-mean(log π_T − log π_θ) of docs/METHODS.md §3. Sampling and
+// log-probs are the trainer's own: rollout() and sequenceLogProbs() of rollout.ts, and the teacher's scoring of a
+// student stream from teacherView.ts, the path the OPD update uses (no copy). Forward only;
 // nothing is trained or stored. Everything returned is plain JSON-serialisable data (it crosses to the page).
 import { renderTrajectory } from '../core/env/render';
 import { TokenClass, type AgentEnv, type Split, type Task } from '../core/env/types';
 import type { PolicyModel } from './model';
-import { isPolicyClass, rollout, sequenceLogProbs, teacherLogProbs, type RolloutBatch } from './rollout';
+import { isPolicyClass, rollout, sequenceLogProbs, type RolloutBatch } from './rollout';
+import { teacherOnStudentTargets } from './teacherView';
+import { disposeTensors, packSequences, toTensors } from './trainer/sequenceBatch';
 
 export interface ProbeToken {
   readonly id: number;
@@ -67,6 +70,43 @@ function withoutSkill(batch: RolloutBatch): RolloutBatch {
     lengths: batch.lengths.map((l) => l - S),
     skillTokens: 0,
   };
+}
+
+/**
+ * The teacher's log-prob of each policy token of a student-view batch ([N·T], aligned with batch.tokens, 0 elsewhere),
+ * scored by teacherView.ts with each row's task's skill in front: its value for target t is token t + 1's.
+ */
+async function teacherTokenLogProbs(
+  teacher: PolicyModel,
+  batch: RolloutBatch,
+  tasks: readonly Task[],
+): Promise<Float32Array> {
+  const T = batch.length;
+  const packed = packSequences(
+    Array.from({ length: batch.size }, (_, b) => {
+      const n = batch.lengths[b] as number;
+      return { tokens: batch.tokens.subarray(b * T, b * T + n), classes: batch.classes.subarray(b * T, b * T + n) };
+    }),
+  );
+  const rowTasks = Array.from({ length: batch.size }, (_, b) => tasks[batch.taskIndex[b] as number] as Task);
+  const t = toTensors(packed);
+  let lp: Float32Array;
+  try {
+    const { logProbs } = teacherOnStudentTargets(teacher, packed, rowTasks, t.targets, false);
+    try {
+      lp = (await logProbs.data()) as Float32Array;
+    } finally {
+      logProbs.dispose();
+    }
+  } finally {
+    disposeTensors(t);
+  }
+  const out = new Float32Array(batch.size * T);
+  for (let b = 0; b < batch.size; b++) {
+    for (let k = 1; k < (batch.lengths[b] as number); k++)
+      if (isPolicyClass(batch.classes[b * T + k] as number)) out[b * T + k] = lp[b * packed.seqLen + k - 1] as number;
+  }
+  return out;
 }
 
 function episodes(
@@ -138,7 +178,7 @@ export async function probeTrajectories(
   const tasks = request.taskIndices.map((i) => env.task(request.split, i));
   const sampling = { groupSize: 1, temperature: 1, topP: 1, seed: request.seed };
   const sBatch = await rollout(student, env, tasks, sampling);
-  const sTeacher = teacher ? await teacherLogProbs(teacher, sBatch, tasks) : null;
+  const sTeacher = teacher ? await teacherTokenLogProbs(teacher, sBatch, tasks) : null;
   const result = episodes(env, 'student', request.split, tasks, sBatch, sBatch.oldLogProbs, sTeacher);
   if (request.teacherEpisodes && teacher) {
     const tBatch = withoutSkill(await rollout(teacher, env, tasks, { ...sampling, withSkill: true }));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { applyOverrides } from '../../src/core/experiment/config';
-import { compareRuns, formatComparisonTable } from '../../src/core/experiment/sweep';
+import { compareRuns, formatComparisonTable } from '../../src/core/experiment/comparison';
 import {
   comparisonCsv,
   comparisonMarkdown,

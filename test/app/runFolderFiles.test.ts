@@ -6,7 +6,7 @@ import type { StoredMetrics } from '../../src/app/runs/runRecord';
 import { MemoryRunRepository } from '../../src/app/runs/runRepository';
 import { verlSnippet } from '../../src/app/runs/verlSnippet';
 import { comparisonMarkdown } from '../../src/app/runs/comparison';
-import { compareRuns, formatComparisonTable } from '../../src/core/experiment/sweep';
+import { compareRuns, formatComparisonTable } from '../../src/core/experiment/comparison';
 import { applyOverrides } from '../../src/core/experiment/config';
 import { CONFIG, summary } from './runFixtures';
 import { freshRecord } from './runRecordFixtures';

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { getConfigValue } from '../../src/core/experiment/config';
 import { loadPreset, PRESET_NAMES } from '../../src/core/experiment/preset';
-import { compareRuns, expandSweep, formatComparisonTable } from '../../src/core/experiment/sweep';
+import { compareRuns, formatComparisonTable } from '../../src/core/experiment/comparison';
+import { expandSweep } from '../../src/core/experiment/sweep';
 import { comparisonMarkdown } from '../../src/app/runs/comparison';
 import { MemoryRunRepository } from '../../src/app/runs/runRepository';
 import { RunRecorder } from '../../src/app/runs/runRecorder';

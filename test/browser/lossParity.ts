@@ -1,5 +1,5 @@
 // Browser side of the loss parity harness: runs test/engine/losses/parityFixture.ts on a chosen backend inside the
-// page and returns plain JSON. The Node test (lossParity.test.ts) compares it with its own cpu results.
+// page and returns plain JSON. The Node test (lossParity.e2e.test.ts) compares it with its own cpu results.
 import * as tf from '@tensorflow/tfjs';
 import { initBackend, type BackendName } from '../../src/engine/backend';
 import { countKernels } from '../../src/engine/kernelCounter';

@@ -1,38 +1,36 @@
-// End-to-end tests of `npm run replay`: the command itself is spawned on the shipped fixtures and on bad inputs.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+// `npm run replay` as a command: cli/replay.ts's main(argv, io) called in-process on the shipped fixtures and on bad
+// inputs, with the real file reader and stdout/stderr captured. The spawned script itself (exit status of the
+// process, stream wiring) is tested in replay.e2e.test.ts.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { main, nodeIo } from '../../cli/replay';
 
 const root = resolve(__dirname, '../..');
-const fixtures = 'test/fixtures/replay';
-const tsx = join(root, 'node_modules', '.bin', 'tsx');
+const fixtures = join(root, 'test/fixtures/replay');
 
 interface Run {
-  status: number | null;
+  status: number;
   stdout: string;
   stderr: string;
   lines: Record<string, unknown>[];
 }
 
-/** Run the command (async, so vitest can run these tests concurrently: each spawn is mostly tsx start-up). */
-function replay(...args: string[]): Promise<Run> {
-  return new Promise((done, fail) => {
-    const child = spawn(tsx, ['cli/replay.ts', ...args], { cwd: root, timeout: 60_000 });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', fail);
-    child.on('close', (status) => {
-      const lines = stdout
-        .split('\n')
-        .filter((l) => l.startsWith('{'))
-        .map((l) => JSON.parse(l) as Record<string, unknown>);
-      done({ status, stdout, stderr, lines });
-    });
+/** Run the command in-process: what it would print, and the exit code it returns. */
+async function replay(...args: string[]): Promise<Run> {
+  let stdout = '';
+  let stderr = '';
+  const status = await main(args, {
+    stdout: (text) => void (stdout += text),
+    stderr: (text) => void (stderr += text),
+    readLog: nodeIo.readLog,
   });
+  const lines = stdout
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  return { status, stdout, stderr, lines };
 }
 
 const summaryOf = (run: Run) => run.lines[run.lines.length - 1];
@@ -67,9 +65,7 @@ describe.concurrent('replay on the shipped fixtures', () => {
   it('verl: every evaluated P and C matches the retire_opd metrics the logged run wrote', async () => {
     const run = await replay(`${fixtures}/verl_retire_opd.jsonl`, '--teacher-performance', '0.8');
     const logged = new Map<number, Record<string, number>>();
-    for (const line of readFileSync(join(root, fixtures, 'verl_retire_opd.jsonl'), 'utf8')
-      .trim()
-      .split('\n')) {
+    for (const line of readFileSync(join(fixtures, 'verl_retire_opd.jsonl'), 'utf8').trim().split('\n')) {
       const row = JSON.parse(line.replace(/NaN/g, 'null')) as { step: number; data: Record<string, number> };
       logged.set(row.step, row.data);
     }
@@ -177,6 +173,7 @@ describe.concurrent('replay on the shipped fixtures', () => {
 
 describe.concurrent('replay on bad input', () => {
   const dir = mkdtempSync(join(tmpdir(), 'replay-test-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const file = (name: string, text: string) => {
     const path = join(dir, name);
     writeFileSync(path, text);

@@ -10,8 +10,9 @@ import { createEnvFor } from '../../src/core/experiment/envFactory';
 import { initBackend } from '../../src/engine/backend';
 import { PolicyModel } from '../../src/engine/model';
 import { measureSkillDependence } from '../../src/engine/trainer/skillDependence';
-import { modelConfigFor } from '../../src/engine/trainer/trainer';
-import { ROOT, loadShippedTeacher, readPreset } from '../../cli/experimentRunner';
+import { modelConfigFor } from '../../src/engine/modelConfig';
+import { loadShippedTeacher } from '../../cli/experimentRunner';
+import { ROOT, readPreset } from '../../cli/presetFiles';
 
 const TASKS = 256;
 const shipped = ['retire-shell', 'retire-house', 'retire-shop'].filter((name) => {

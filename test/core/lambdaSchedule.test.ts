@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LambdaSchedule, parseScheduleSpec } from '../../src/core/lambdaSchedule';
+import { LambdaSchedule } from '../../src/core/lambdaSchedule';
 
 const config = { opd_coef: 0.5, teacher_performance: 0.8, window_size: 1 };
 
@@ -14,31 +14,6 @@ function runSteps(schedule: LambdaSchedule, n: number, score = 0.8) {
   }
   return plans;
 }
-
-describe('parseScheduleSpec', () => {
-  it('parses every schedule of the spec', () => {
-    expect(parseScheduleSpec('adaptive')).toEqual({ kind: 'adaptive' });
-    expect(parseScheduleSpec('never')).toEqual({ kind: 'never' });
-    expect(parseScheduleSpec('none')).toEqual({ kind: 'none' });
-    expect(parseScheduleSpec('alignment-only')).toEqual({ kind: 'alignment-only' });
-    expect(parseScheduleSpec('competence-only')).toEqual({ kind: 'competence-only' });
-    expect(parseScheduleSpec('fixed:40')).toEqual({ kind: 'fixed', step: 40 });
-    expect(parseScheduleSpec('fixed:0')).toEqual({ kind: 'fixed', step: 0 });
-    expect(parseScheduleSpec('linear:100')).toEqual({ kind: 'linear', step: 100 });
-  });
-  it.each([
-    ['adaptiv', /unknown schedule "adaptiv" \(expected one of adaptive, never, none, fixed:N/],
-    ['fixed', /fixed:N needs a step N, e\.g\. fixed:40/],
-    ['fixed:', /fixed:N needs a step N/],
-    ['fixed:-3', /N must be a non-negative integer, got "-3"/],
-    ['fixed:2.5', /N must be a non-negative integer, got "2.5"/],
-    ['linear:0', /N must be a positive integer, got "0"/],
-    ['linear:abc', /N must be a positive integer, got "abc"/],
-    ['never:3', /unknown schedule/],
-  ])('rejects "%s" with a clear message', (text, message) => {
-    expect(() => parseScheduleSpec(text)).toThrow(message);
-  });
-});
 
 describe('LambdaSchedule', () => {
   it('adaptive: the gate decides (P = 0 and C = 1 at step 2 with constant K and S = S_T)', () => {

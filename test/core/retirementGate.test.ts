@@ -5,8 +5,8 @@ import {
   GateInputError,
   RETIRE_OPD_METRIC_NAMES,
   RetirementGate,
-  type GateRule,
 } from '../../src/core/retirementGate';
+import type { GateRule } from '../../src/core/methodVocabulary';
 
 // K values below are dyadic (exact in binary) so window means and P are exact and P = 0 can be asserted exactly.
 // A gap g is fed as −K (K = −g).

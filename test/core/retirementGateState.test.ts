@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RetirementGate, type GateRule } from '../../src/core/retirementGate';
+import { GATE_RULES, type GateRule } from '../../src/core/methodVocabulary';
+import { RetirementGate } from '../../src/core/retirementGate';
 
 // A deterministic noisy stream (linear congruential generator): K shrinks then stalls, S rises; validation every
 // 3 steps with W = 4, so windows and validations interleave unevenly and evaluations lag behind windows.
@@ -34,7 +35,7 @@ function run(gate: RetirementGate, from: number, to: number): unknown[] {
 }
 
 describe('RetirementGate checkpoints', () => {
-  const rules: GateRule[] = ['alignment-and-competence', 'alignment-only', 'competence-only', 'observe-only'];
+  const rules: readonly GateRule[] = GATE_RULES;
 
   it.each(rules)('%s: a gate saved at every split point and restored continues identically', (rule) => {
     const uninterrupted = new RetirementGate(config, rule);

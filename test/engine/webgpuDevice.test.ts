@@ -75,12 +75,17 @@ describe('the webgpu device', () => {
   it('reports an error raised outside any scope at the next health check, once', async () => {
     const limit = webgpuDeviceInfo()!.maxStorageBuffersPerShaderStage;
     const run = (tf.backend() as unknown as { runWebGPUProgram: RunProgram }).runWebGPUProgram.bind(tf.backend());
+    // Uncaptured errors arrive as events. The guard's listener was added when the backend started, so it has run
+    // when this one, added after it, is called: wait for that event, not for a time.
+    const device = (tf.backend() as unknown as { device: EventTarget }).device;
+    const reported = new Promise<void>((resolve) =>
+      device.addEventListener('uncapturederror', () => resolve(), { once: true }),
+    );
     const xs = Array.from({ length: limit + 1 }, () => tf.ones([4]));
     const t = tf.engine().makeTensorFromTensorInfo(run(new TooManyBuffersTestProgram(limit + 1), xs, 'float32'));
     await t.data();
     tf.dispose([...xs, t]);
-    // uncaptured errors arrive as events: give the event loop a few turns
-    for (let i = 0; i < 20; i++) await new Promise((r) => setTimeout(r, 10));
+    await reported;
     expect(() => assertGpuHealthy('student step 3')).toThrow(/kernel TooManyBuffersTestProgram during student step 3/);
     expect(() => assertGpuHealthy('student step 4')).not.toThrow();
   });

@@ -1,13 +1,13 @@
 // One fingerprint of the environments for a seed, imported by Node tests and, through the Vite dev server, by the
 // browser: skill segments, expert streams, the observations of a fixed non-expert action, and the SFT
 // demonstrators' streams (explorer, skill follower), tasks 0..9 per split; plus the shell negative control's tasks.
-import { ENV_NAMES, SPLITS, asMicroEnv, createEnv } from '../../src/core/env';
+import { ENV_NAMES, SPLITS, createEnv } from '../../src/core/env';
 import { hashString } from '../../src/core/rng';
 
 export function envFingerprint(seed: number): Record<string, number> {
   const out: Record<string, number> = {};
   for (const name of ENV_NAMES) {
-    const env = asMicroEnv(createEnv(name, { seed }));
+    const env = createEnv(name, { seed });
     const parts: string[] = [];
     for (const s of SPLITS) {
       const tasks = env.tasks(s, 10);
@@ -23,7 +23,7 @@ export function envFingerprint(seed: number): Record<string, number> {
     }
     out[name] = hashString(parts.join('|'));
   }
-  const control = asMicroEnv(createEnv('shell', { seed, randomFacts: true }));
+  const control = createEnv('shell', { seed, randomFacts: true });
   out['shell-control'] = hashString(
     control
       .tasks('validation', 10)

@@ -1,8 +1,8 @@
 // One metric against the training step: a line, an optional horizontal threshold (δ, γ) and an optional vertical
 // marker (the step the teacher retired). Series arrive already downsampled (downsampleSeries.ts).
 import { CartesianGrid, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { saveBlob, saveText } from '../runs/download';
-import { chartPng, chartSvgMarkup } from './chartExport';
+import { saveChart, type ChartFileFormat } from './chartExport';
+import { CHART_GRID, CHART_MARGIN, STEP_AXIS, VALUE_AXIS } from './chartFrame';
 import type { SeriesPoint } from './downsampleSeries';
 
 export interface MetricChartProps {
@@ -19,26 +19,28 @@ export interface MetricChartProps {
   testId?: string;
 }
 
-/** Axis ticks: four significant digits; exponent form for very large or small magnitudes. */
-const tick = (v: unknown) =>
-  typeof v === 'number'
-    ? Math.abs(v) >= 1e4 || (Math.abs(v) < 1e-3 && v !== 0)
-      ? v.toExponential(1)
-      : String(Number(v.toPrecision(4)))
-    : String(v);
+/**
+ * A number formatter for a chart: `digits` significant digits, or exponent form with `expDigits` decimals when the
+ * magnitude is ≥ 1e4 or below `smallBelow` (zero excepted).
+ */
+const chartNumber =
+  (digits: number, smallBelow: number, expDigits: number) =>
+  (v: unknown): string =>
+    typeof v === 'number'
+      ? Math.abs(v) >= 1e4 || (Math.abs(v) < smallBelow && v !== 0)
+        ? v.toExponential(expDigits)
+        : String(Number(v.toPrecision(digits)))
+      : String(v);
+/** Axis ticks. */
+const tick = chartNumber(4, 1e-3, 1);
 /** Tooltip values: more digits than the axis. */
-const precise = (v: unknown) =>
-  typeof v === 'number'
-    ? Math.abs(v) >= 1e4 || (Math.abs(v) < 1e-4 && v !== 0)
-      ? v.toExponential(3)
-      : String(Number(v.toPrecision(5)))
-    : String(v);
+const precise = chartNumber(5, 1e-4, 3);
 
 /**
  * Whether a threshold line belongs on the chart's scale: within one data range of the data. A relaxed threshold
  * (the smoke preset's δ = 1e6) would otherwise flatten the line it is meant to be read against.
  */
-export function thresholdOnScale(y: number, lines: MetricChartProps['lines']): boolean {
+function thresholdOnScale(y: number, lines: MetricChartProps['lines']): boolean {
   let lo = Infinity;
   let hi = -Infinity;
   for (const l of lines) {
@@ -55,28 +57,14 @@ export function thresholdOnScale(y: number, lines: MetricChartProps['lines']): b
 /** Save the chart next to these buttons as SVG or PNG (chartExport.ts). */
 function ChartDownloads({ name }: { name: string }) {
   const file = name.replace(/[^A-Za-z0-9._-]+/g, '_');
-  const figureOf = (e: { currentTarget: Element }) => e.currentTarget.closest('figure');
+  const save = (e: { currentTarget: Element }, format: ChartFileFormat) =>
+    saveChart(e.currentTarget.closest('figure'), file, format);
   return (
     <span className="chart-downloads">
-      <button
-        type="button"
-        className="link"
-        onClick={(e) => {
-          const f = figureOf(e);
-          const svg = f && chartSvgMarkup(f);
-          if (svg) saveText(svg, `${file}.svg`, 'image/svg+xml');
-        }}
-      >
+      <button type="button" className="link" onClick={(e) => save(e, 'svg')}>
         SVG
       </button>{' '}
-      <button
-        type="button"
-        className="link"
-        onClick={(e) => {
-          const f = figureOf(e);
-          if (f) void chartPng(f).then((b) => b && saveBlob(b, `${file}.png`));
-        }}
-      >
+      <button type="button" className="link" onClick={(e) => save(e, 'png')}>
         PNG
       </button>
     </span>
@@ -105,18 +93,14 @@ export function MetricChart({
         <div className="chart-empty">no values yet</div>
       ) : (
         <ResponsiveContainer width="100%" height={200}>
-          <LineChart margin={{ top: 18, right: 44, bottom: 4, left: 0 }}>
-            <CartesianGrid stroke="#e5e7eb" strokeDasharray="3 3" />
+          <LineChart margin={CHART_MARGIN}>
+            <CartesianGrid {...CHART_GRID} />
             <XAxis
-              dataKey="x"
-              type="number"
-              domain={['dataMin', 'dataMax']}
-              allowDuplicatedCategory={false}
+              {...STEP_AXIS}
               allowDecimals={false}
-              tick={{ fontSize: 11 }}
               label={{ value: xLabel, position: 'insideBottomRight', offset: -2, fontSize: 11 }}
             />
-            <YAxis tick={{ fontSize: 11 }} width={56} tickFormatter={tick} domain={yDomain ?? ['auto', 'auto']} />
+            <YAxis {...VALUE_AXIS} tickFormatter={tick} domain={yDomain ?? ['auto', 'auto']} />
             <Tooltip formatter={precise} labelFormatter={(x) => `${xLabel} ${String(x)}`} />
             {lines.map((l) => (
               <Line

@@ -1,8 +1,11 @@
 // A drawn chart (the <svg> recharts renders inside a figure) as a standalone SVG file or a PNG: the SVG is cloned
-// with its computed text styles inlined and a white background, then rasterised on a canvas at `scale`.
+// with its computed text styles inlined and a white background, then rasterised on a canvas at `scale`; `saveChart` downloads either.
+import { saveBlob, saveText } from '../runs/download';
+
+export type ChartFileFormat = 'svg' | 'png';
 
 /** The chart's SVG as standalone markup (XML namespace, explicit size, white background). */
-export function chartSvgMarkup(figure: Element): string | null {
+function chartSvgMarkup(figure: Element): string | null {
   const svg = figure.querySelector('svg.recharts-surface') ?? figure.querySelector('svg');
   if (!svg) return null;
   const clone = svg.cloneNode(true) as SVGSVGElement;
@@ -26,7 +29,7 @@ export function chartSvgMarkup(figure: Element): string | null {
 }
 
 /** The chart as PNG bytes (a Blob), `scale` device pixels per CSS pixel. */
-export async function chartPng(figure: Element, scale = 2): Promise<Blob | null> {
+async function chartPng(figure: Element, scale = 2): Promise<Blob | null> {
   const markup = chartSvgMarkup(figure);
   const svg = figure.querySelector('svg');
   if (!markup || !svg) return null;
@@ -49,5 +52,16 @@ export async function chartPng(figure: Element, scale = 2): Promise<Blob | null>
     return await new Promise<Blob | null>((resolve) => canvas.toBlob(resolve, 'image/png'));
   } finally {
     URL.revokeObjectURL(url);
+  }
+}
+
+/** Save the chart drawn inside `figure` as `<fileStem>.svg` or `<fileStem>.png`; nothing when none is drawn there. */
+export function saveChart(figure: Element | null, fileStem: string, format: ChartFileFormat): void {
+  if (!figure) return;
+  if (format === 'svg') {
+    const svg = chartSvgMarkup(figure);
+    if (svg) saveText(svg, `${fileStem}.svg`, 'image/svg+xml');
+  } else {
+    void chartPng(figure).then((png) => png && saveBlob(png, `${fileStem}.png`));
   }
 }

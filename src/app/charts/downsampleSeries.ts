@@ -8,7 +8,7 @@ export interface SeriesPoint {
 }
 
 /** Default budget of points per drawn line: about one per horizontal pixel pair of a chart. */
-export const CHART_POINTS = 400;
+const CHART_POINTS = 400;
 
 const lttb = createLTTB<SeriesPoint>({ x: 'x', y: 'y' });
 

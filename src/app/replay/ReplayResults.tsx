@@ -5,14 +5,47 @@
 import { lazy, Suspense, useMemo } from 'react';
 import type { ReplayOptions, ReplayResult } from '../../core/replay/gateReplay';
 import type { LogSource } from '../../core/replay/logRecords';
+import { gateCharts, type GateSeries } from '../charts/gateCharts';
 import { MetricChart } from '../charts/MetricChart';
 import { ExplainButton } from '../teaching/ExplainButton';
+import type { ExplanationId } from '../teaching/explanations';
 import { inspectReplay } from '../teaching/inspectionModel';
 import type { ReplaySeries } from './replayModel';
 
 // the inspector and the what-if load with the first replay, not with the page
 const GateInspector = lazy(() => import('../teaching/GateInspector').then((m) => ({ default: m.GateInspector })));
 const WhatIfPanel = lazy(() => import('../teaching/WhatIfPanel').then((m) => ({ default: m.WhatIfPanel })));
+
+/** The gate's charts, in the order drawn: what each shows and which explanation goes beside it. */
+const REPLAY_CHARTS: readonly {
+  quantity: keyof GateSeries;
+  testId: string;
+  title: string;
+  note: string;
+  explain: ExplanationId;
+}[] = [
+  {
+    quantity: 'windowMean',
+    testId: 'chart-window-mean',
+    title: 'K̄ₘ — mean gap of the evaluated window',
+    note: 'K = −g per step; each window averages W of them. The gap should shrink while the teacher helps.',
+    explain: 'k_window_mean',
+  },
+  {
+    quantity: 'alignment',
+    testId: 'chart-alignment',
+    title: 'ρ — alignment progress',
+    note: 'ρ = (K̄ₘ₋₁ − K̄ₘ)/K̄ₘ₋₁: > 0 while the gap is still shrinking. Retirement needs ρ ≤ δ.',
+    explain: 'alignment_progress',
+  },
+  {
+    quantity: 'competence',
+    testId: 'chart-competence',
+    title: 'η — competence ratio',
+    note: 'η = (S + S_prev)/(2·S_T). Retirement needs η ≥ γ.',
+    explain: 'competence_ratio',
+  },
+];
 
 const num = (v: number | null, digits = 4) => (v === null ? '—' : Number.isInteger(v) ? String(v) : v.toFixed(digits));
 
@@ -127,47 +160,23 @@ export function ReplayResults({
 }) {
   const inspection = useMemo(() => inspectReplay(result, options), [result, options]);
   const whatIfKey = useMemo(() => JSON.stringify(options) + sources.map((s) => s.name).join('\n'), [options, sources]);
-  const t = result.summary.trigger_step;
-  const marker = t === null ? null : { x: t, label: `retired @ ${t}` };
+  const charts = gateCharts(series, { delta, gamma }, result.summary.trigger_step);
   return (
     <>
       <Summary result={result} />
       <div className="charts">
-        <div className="explained-chart">
-          <MetricChart
-            testId="chart-window-mean"
-            title="K̄ₘ — mean gap of the evaluated window"
-            lines={[{ name: 'K̄ₘ', points: series.windowMean, color: '#2563eb' }]}
-            marker={marker}
-            xLabel="validation step"
-            note="K = −g per step; each window averages W of them. The gap should shrink while the teacher helps."
-          />
-          <ExplainButton id="k_window_mean" />
-        </div>
-        <div className="explained-chart">
-          <MetricChart
-            testId="chart-alignment"
-            title="ρ — alignment progress"
-            lines={[{ name: 'ρ', points: series.alignment, color: '#7c3aed' }]}
-            threshold={{ y: delta, label: `δ = ${delta}` }}
-            marker={marker}
-            xLabel="validation step"
-            note="ρ = (K̄ₘ₋₁ − K̄ₘ)/K̄ₘ₋₁: > 0 while the gap is still shrinking. Retirement needs ρ ≤ δ."
-          />
-          <ExplainButton id="alignment_progress" />
-        </div>
-        <div className="explained-chart">
-          <MetricChart
-            testId="chart-competence"
-            title="η — competence ratio"
-            lines={[{ name: 'η', points: series.competence, color: '#059669' }]}
-            threshold={{ y: gamma, label: `γ = ${gamma}` }}
-            marker={marker}
-            xLabel="validation step"
-            note="η = (S + S_prev)/(2·S_T). Retirement needs η ≥ γ."
-          />
-          <ExplainButton id="competence_ratio" />
-        </div>
+        {REPLAY_CHARTS.map((c) => (
+          <div className="explained-chart" key={c.testId}>
+            <MetricChart
+              testId={c.testId}
+              title={c.title}
+              {...charts[c.quantity]}
+              xLabel="validation step"
+              note={c.note}
+            />
+            <ExplainButton id={c.explain} />
+          </div>
+        ))}
       </div>
       <Suspense fallback={<p className="muted">Loading the gate inspector…</p>}>
         <GateInspector

@@ -2,7 +2,8 @@
 // that 1e-8 and negative thresholds read as written; the core validates them and names the field at fault.
 import type { FormEvent } from 'react';
 import { Field } from '../Field';
-import { REPLAY_SCHEDULES, type ReplaySchedule } from '../../core/replay/gateReplay';
+import { Select } from '../Select';
+import { REPLAY_SCHEDULES } from '../../core/replay/gateReplay';
 import { LOG_FORMATS } from '../../core/replay/logRecords';
 import { SETTING_LABELS, type FormatChoice, type ReplaySettings, type SettingName } from './replayModel';
 
@@ -22,6 +23,14 @@ const NUMBER_FIELDS: { name: SettingName; hint: string }[] = [
   { name: 'competenceThreshold', hint: 'retire when η ≥ γ (default 0.9)' },
   { name: 'epsilon', hint: 'ρ needs |previous K̄| > ε (default 1e-8)' },
 ];
+
+/** The log's keys, typed by name; empty means the format's default. */
+const KEY_FIELDS: { name: 'gapKey' | 'valKey'; hint: string }[] = [
+  { name: 'gapKey', hint: 'g = token-mean(log π_T − log π_old)' },
+  { name: 'valKey', hint: 'the validation score S' },
+];
+
+const FORMAT_CHOICES: readonly FormatChoice[] = ['auto', ...LOG_FORMATS];
 
 export function ReplaySettingsForm({ settings, onChange, onSubmit, invalid, canRun }: Props) {
   const set = <K extends SettingName>(name: K, value: ReplaySettings[K]) => onChange({ ...settings, [name]: value });
@@ -50,61 +59,41 @@ export function ReplaySettingsForm({ settings, onChange, onSubmit, invalid, canR
         ))}
         <Field label={SETTING_LABELS.schedule} hint="adaptive: ρ ≤ δ and η ≥ γ" invalid={invalid === 'schedule'}>
           {(id, hintId) => (
-            <select
+            <Select
               id={id}
               aria-describedby={hintId}
               value={settings.schedule}
-              onChange={(e) => set('schedule', e.currentTarget.value as ReplaySchedule)}
-            >
-              {REPLAY_SCHEDULES.map((s) => (
-                <option key={s} value={s}>
-                  {s}
-                </option>
-              ))}
-            </select>
+              choices={REPLAY_SCHEDULES}
+              onChange={(schedule) => set('schedule', schedule)}
+            />
           )}
         </Field>
         <Field label={SETTING_LABELS.format} hint="jsonl, verl, csv or trl" invalid={false}>
           {(id, hintId) => (
-            <select
+            <Select
               id={id}
               aria-describedby={hintId}
               value={settings.format}
-              onChange={(e) => set('format', e.currentTarget.value as FormatChoice)}
-            >
-              <option value="auto">detect per file</option>
-              {LOG_FORMATS.map((f) => (
-                <option key={f} value={f}>
-                  {f}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-        <Field label={SETTING_LABELS.gapKey} hint="g = token-mean(log π_T − log π_old)" invalid={false}>
-          {(id, hintId) => (
-            <input
-              id={id}
-              aria-describedby={hintId}
-              type="text"
-              value={settings.gapKey}
-              placeholder="default for the format"
-              onChange={(e) => set('gapKey', e.currentTarget.value)}
+              choices={FORMAT_CHOICES}
+              labels={{ auto: 'detect per file' }}
+              onChange={(format) => set('format', format)}
             />
           )}
         </Field>
-        <Field label={SETTING_LABELS.valKey} hint="the validation score S" invalid={false}>
-          {(id, hintId) => (
-            <input
-              id={id}
-              aria-describedby={hintId}
-              type="text"
-              value={settings.valKey}
-              placeholder="default for the format"
-              onChange={(e) => set('valKey', e.currentTarget.value)}
-            />
-          )}
-        </Field>
+        {KEY_FIELDS.map(({ name, hint }) => (
+          <Field key={name} label={SETTING_LABELS[name]} hint={hint} invalid={false}>
+            {(id, hintId) => (
+              <input
+                id={id}
+                aria-describedby={hintId}
+                type="text"
+                value={settings[name]}
+                placeholder="default for the format"
+                onChange={(e) => set(name, e.currentTarget.value)}
+              />
+            )}
+          </Field>
+        ))}
       </div>
       <button type="submit" className="primary" disabled={!canRun}>
         Run replay

@@ -1,4 +1,4 @@
-// The engineers' view: replay the RetireOPD retirement gate (METHODS.md §4) over the log of a real verl/TRL run,
+// The engineers' view: replay the RetireOPD retirement gate (docs/METHODS.md §4) over the log of a real verl/TRL run,
 // in the page (the core replay is pure TypeScript), with the same defaults and results as `npm run replay`.
 import { useEffect, useMemo, useState } from 'react';
 import { LogFilePicker, type LoadedLog } from './LogFilePicker';

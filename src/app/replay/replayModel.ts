@@ -119,7 +119,7 @@ function pageWording(message: string): string {
 }
 
 /** Any thrown value → a failure the view can show; never a stack trace. */
-export function describeFailure(error: unknown): ReplayFailure {
+function describeFailure(error: unknown): ReplayFailure {
   if (error instanceof ReplayInputError) {
     return {
       kind: 'input',

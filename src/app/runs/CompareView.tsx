@@ -15,8 +15,10 @@ import {
   YAxis,
 } from 'recharts';
 import { downsampleSeries, finitePoints } from '../charts/downsampleSeries';
-import { chartPng, chartSvgMarkup } from '../charts/chartExport';
-import { validationCurve } from '../../core/experiment/sweep';
+import { saveChart } from '../charts/chartExport';
+import { CHART_GRID, CHART_MARGIN, STEP_AXIS, VALUE_AXIS } from '../charts/chartFrame';
+import { Select } from '../Select';
+import { validationCurve } from '../../core/experiment/comparison';
 import {
   comparisonCsv,
   comparisonMarkdown,
@@ -26,8 +28,8 @@ import {
   meanBand,
   variedKeys,
 } from './comparison';
-import { saveBlob, saveText } from './download';
-import type { RunRecord, StoredMetrics, TrainedStage } from './runRecord';
+import { saveText } from './download';
+import { TRAINED_STAGES, type RunRecord, type StoredMetrics, type TrainedStage } from './runRecord';
 import { runRepository, useRuns, runsStore } from './runsStoreInstance';
 
 /** Tooltip numbers to 4 significant digits; a band as "low – high". */
@@ -128,22 +130,16 @@ export function CompareView() {
         <>
           <div className="compare-controls">
             <label>
-              stage{' '}
-              <select value={stage} onChange={(e) => setStage(e.currentTarget.value as TrainedStage)}>
-                <option value="sft">SFT</option>
-                <option value="teacher">teacher</option>
-                <option value="student">student</option>
-              </select>
+              stage <Select value={stage} choices={TRAINED_STAGES} labels={{ sft: 'SFT' }} onChange={setStage} />
             </label>
             <label>
               metric{' '}
-              <select value={metric} onChange={(e) => setMetric(e.currentTarget.value)} data-testid="compare-metric">
-                {(metricNames.includes(metric) ? metricNames : [metric, ...metricNames]).map((m) => (
-                  <option key={m} value={m}>
-                    {m}
-                  </option>
-                ))}
-              </select>
+              <Select
+                value={metric}
+                choices={metricNames.includes(metric) ? metricNames : [metric, ...metricNames]}
+                onChange={setMetric}
+                data-testid="compare-metric"
+              />
             </label>
             <label>
               smoothing {smoothing.toFixed(2)}{' '}
@@ -170,16 +166,10 @@ export function CompareView() {
             </figcaption>
             {anyLine ? (
               <ResponsiveContainer width="100%" height={300}>
-                <ComposedChart margin={{ top: 18, right: 44, bottom: 4, left: 0 }}>
-                  <CartesianGrid stroke="#e5e7eb" strokeDasharray="3 3" />
-                  <XAxis
-                    dataKey="x"
-                    type="number"
-                    domain={['dataMin', 'dataMax']}
-                    allowDuplicatedCategory={false}
-                    tick={{ fontSize: 11 }}
-                  />
-                  <YAxis tick={{ fontSize: 11 }} width={56} domain={['auto', 'auto']} />
+                <ComposedChart margin={CHART_MARGIN}>
+                  <CartesianGrid {...CHART_GRID} />
+                  <XAxis {...STEP_AXIS} />
+                  <YAxis {...VALUE_AXIS} domain={['auto', 'auto']} />
                   <Tooltip formatter={tooltipValue} labelFormatter={(x) => `step ${String(x)}`} />
                   {groups.map((g) => (
                     <Area
@@ -234,21 +224,10 @@ export function CompareView() {
             </ul>
           </figure>
           <div className="buttons">
-            <button
-              type="button"
-              onClick={() => {
-                const svg = figure.current && chartSvgMarkup(figure.current);
-                if (svg) saveText(svg, 'compare.svg', 'image/svg+xml');
-              }}
-            >
+            <button type="button" onClick={() => saveChart(figure.current, 'compare', 'svg')}>
               chart as SVG
             </button>
-            <button
-              type="button"
-              onClick={() => {
-                if (figure.current) void chartPng(figure.current).then((b) => b && saveBlob(b, 'compare.png'));
-              }}
-            >
+            <button type="button" onClick={() => saveChart(figure.current, 'compare', 'png')}>
               chart as PNG
             </button>
             <button type="button" onClick={() => saveText(`${markdown}\n`, 'comparison.md', 'text/markdown')}>

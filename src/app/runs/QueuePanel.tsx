@@ -1,12 +1,13 @@
 // The run queue form and its progress: a preset (sweep presets bring their axes and seeds), axes to vary (one
 // `key=v1,v2` per line, as `npm run sweep -- --vary`), seeds, overrides; the runs go one after another in the
 // worker. Progress per run and overall, with an ETA from the time spent so far.
+import { overrideLines } from '../overrideLines';
 import { useEffect, useMemo, useState } from 'react';
 import { useStore } from 'zustand';
 import { ConfigError } from '../../core/experiment/config';
 import { useRun } from '../train/runStoreInstance';
 import { usePresetCatalog } from '../train/usePresetCatalog';
-import { BACKEND_CHOICES, type BackendChoice } from '../worker/protocol';
+import { BACKEND_CHOICES, type BackendChoice } from '../../core/methodVocabulary';
 import { isActive } from '../worker/runState';
 import { createQueue, parseAxes, parseSeeds, queueProgress, type RunQueue } from './runQueue';
 import { queueStore, runsStore } from './runsStoreInstance';
@@ -118,10 +119,7 @@ function QueueForm() {
   const built = useMemo((): { queue: RunQueue | null; error: string | null } => {
     if (!preset) return { queue: null, error: null };
     try {
-      const lines = overrides
-        .split('\n')
-        .map((l) => l.trim())
-        .filter((l) => l !== '' && !l.startsWith('#'));
+      const lines = overrideLines(overrides);
       // the preset's own axes (and its temperature matching) unless the axes were edited, as the CLI's --vary
       const ownAxes = axes === null && preset.sweep !== null;
       const queue = createQueue(preset, lines, backend, parseSeeds(seedsShown), ownAxes ? null : parseAxes(axesShown));

@@ -5,7 +5,7 @@ import { importRunFolders, type DroppedFile } from './runFolderFiles';
 
 const WANTED = /(^|\/)(config\.json|summary\.json|comparison\.json|(metrics|sft|teacher|events)\.jsonl)$/;
 
-export async function importFiles(list: FileList | readonly File[]): Promise<void> {
+async function importFiles(list: FileList | readonly File[]): Promise<void> {
   const files: DroppedFile[] = [];
   for (const f of Array.from(list)) {
     const path = (f as File & { webkitRelativePath?: string }).webkitRelativePath || f.name;

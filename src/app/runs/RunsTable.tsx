@@ -26,7 +26,7 @@ const COLUMNS: { key: Column; label: string }[] = [
   { key: 'wall', label: 'wall s' },
 ];
 
-export const changedKeys = (r: RunRecord) => (r.point ? pointLabel(r.point) : r.overrides.join(', '));
+const changedKeys = (r: RunRecord) => (r.point ? pointLabel(r.point) : r.overrides.join(', '));
 
 function cell(r: RunRecord, c: Column): string | number | null {
   switch (c) {

@@ -10,7 +10,7 @@ import {
   withYardsticks,
   type ComparisonRow,
   type CurvePoint,
-} from '../../core/experiment/sweep';
+} from '../../core/experiment/comparison';
 import type { RunSummary } from '../../core/experiment/summary';
 import type { SeriesPoint } from '../charts/downsampleSeries';
 import type { RunRecord } from './runRecord';
@@ -41,7 +41,7 @@ export function pointLabel(point: Record<string, unknown>): string {
 }
 
 /** Runs in the order a sweep lists them: queue runs by their place in the queue, then the rest by creation. */
-export function sweepOrder<T extends Pick<RunRecord, 'queueId' | 'queueIndex' | 'createdAt'>>(runs: readonly T[]): T[] {
+function sweepOrder<T extends Pick<RunRecord, 'queueId' | 'queueIndex' | 'createdAt'>>(runs: readonly T[]): T[] {
   return [...runs].sort(
     (a, b) =>
       (a.queueId ?? '').localeCompare(b.queueId ?? '') ||
@@ -57,7 +57,7 @@ export type RunCurves = ReadonlyMap<string, readonly CurvePoint[]>;
  * The comparison rows of the runs that have a summary, grouped by point, as the sweep CLI computes them: the same
  * points, curves (for "steps to 0.9·S_T") and S_T yardsticks (withYardsticks), so both tables agree to the digit.
  */
-export function comparisonRows(runs: readonly RunRecord[], curves: RunCurves = new Map()): ComparisonRow[] {
+function comparisonRows(runs: readonly RunRecord[], curves: RunCurves = new Map()): ComparisonRow[] {
   const withSummary = sweepOrder(runs).filter((r): r is RunRecord & { summary: RunSummary } => r.summary !== null);
   const keys = variedKeys(withSummary);
   return compareRuns(

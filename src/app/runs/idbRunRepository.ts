@@ -17,7 +17,7 @@ import type { RunRecord, StoredEvent, StoredMetrics, TrainedStage } from './runR
 import { TRAINED_STAGES } from './runRecord';
 import { isAfterCheckpoint, type RunCheckpointStore, type RunRepository, type StoredQueue } from './runRepository';
 
-export const RUNS_DB = 'retirelab-runs';
+const RUNS_DB = 'retirelab-runs';
 const VERSION = 1;
 
 /** Browser storage is full: the message says which run was being saved and how to make room. */
@@ -51,7 +51,7 @@ interface CheckpointRow {
   files: Record<string, Uint8Array>;
 }
 
-export function openRunsDb(name: string = RUNS_DB): Promise<IDBPDatabase> {
+function openRunsDb(name: string = RUNS_DB): Promise<IDBPDatabase> {
   return openDB(name, VERSION, {
     upgrade(db) {
       db.createObjectStore('runs', { keyPath: 'id' });

@@ -71,7 +71,7 @@ export interface ImportedRun {
   events: StoredEvent[];
 }
 
-export class ImportError extends Error {
+class ImportError extends Error {
   override name = 'ImportError';
 }
 

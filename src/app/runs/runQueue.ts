@@ -118,7 +118,7 @@ export function queueProgress(queue: RunQueue, currentFraction: number, elapsedS
   return { done, total, fraction, etaSeconds };
 }
 
-export class QueueRunError extends Error {
+class QueueRunError extends Error {
   override name = 'QueueRunError';
 }
 

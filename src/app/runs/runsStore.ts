@@ -52,7 +52,7 @@ export interface RunsActions {
 export type RunsStore = StoreApi<RunsState & RunsActions>;
 
 /** "student-000010" → the checkpoint's stage and completed steps. */
-export function checkpointPosition(name: string): { stage: StageName; step: number } | null {
+function checkpointPosition(name: string): { stage: StageName; step: number } | null {
   const m = /^([a-z]+)-(\d+)$/.exec(name);
   if (!m || !(STAGE_NAMES as readonly string[]).includes(m[1]!)) return null;
   return { stage: m[1] as StageName, step: Number(m[2]) };

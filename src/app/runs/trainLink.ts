@@ -2,8 +2,9 @@
 // Each field is checked as the form checks it — the seed and every `set` by the config's own schema (core
 // resolveConfig / parseOverride), the preset against the catalog, the backend against the choices — and every
 // problem names its field, so a bad link says what is wrong instead of silently falling back.
+import { overrideLines } from '../overrideLines';
 import { ConfigError, DEFAULT_CONFIG, parseOverride, resolveConfig } from '../../core/experiment/config';
-import { BACKEND_CHOICES, type BackendChoice } from '../worker/protocol';
+import { BACKEND_CHOICES, type BackendChoice, isOneOf } from '../../core/methodVocabulary';
 
 export interface TrainForm {
   preset: string;
@@ -64,7 +65,7 @@ export function parseTrainLink(query: string, presets: readonly string[] | null)
   }
   const backend = params.get('backend');
   if (backend !== null) {
-    if ((BACKEND_CHOICES as readonly string[]).includes(backend)) form.backend = backend as BackendChoice;
+    if (isOneOf(BACKEND_CHOICES, backend)) form.backend = backend;
     else errors.push(`backend: expected one of ${BACKEND_CHOICES.join(', ')}, got "${backend}"`);
   }
   const sets = params.getAll('set');
@@ -85,10 +86,7 @@ export function formatTrainLink(form: TrainForm): string {
   params.set('preset', form.preset);
   if (form.seed !== DEFAULT_FORM.seed) params.set('seed', form.seed);
   if (form.backend !== DEFAULT_FORM.backend) params.set('backend', form.backend);
-  for (const line of form.overrides.split('\n')) {
-    const l = line.trim();
-    if (l !== '' && !l.startsWith('#')) params.append('set', l);
-  }
+  for (const line of overrideLines(form.overrides)) params.append('set', line);
   // keep "=" and "," readable in set=key=value
   return `#train?${params.toString().replace(/%3D/g, '=').replace(/%2C/g, ',')}`;
 }

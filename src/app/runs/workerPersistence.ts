@@ -13,7 +13,7 @@ export interface WorkerPersistence {
   resume: CheckpointContent<TrainerState> | null;
 }
 
-export class ResumeError extends Error {
+class ResumeError extends Error {
   override name = 'ResumeError';
 }
 

@@ -8,7 +8,7 @@ import { methodHref } from './MethodsView';
 // KaTeX (script, CSS, fonts) loads with the first panel opened, not with the page
 const TeX = lazy(() => import('./TeX').then((m) => ({ default: m.TeX })));
 
-export function ExplanationBody({ id }: { id: ExplanationId }) {
+function ExplanationBody({ id }: { id: ExplanationId }) {
   const e = explanation(id);
   return (
     <>

@@ -20,6 +20,17 @@ const INVALID_WORDS = {
   'not-finite': 'not finite',
 } as const;
 
+/** A criterion's value (ρ or η), marked met or unmet with the comparison that held; unmarked when not evaluated. */
+function CriterionCell(props: { value: number | null; met: boolean | null; holds: string; fails: string }) {
+  const { value, met, holds, fails } = props;
+  return (
+    <td className={met === null ? '' : met ? 'met' : 'unmet'}>
+      {f(value)}
+      {met === null ? '' : met ? holds : fails}
+    </td>
+  );
+}
+
 export function GateInspector({ rows, delta, gamma, ...timeline }: GateInspectorProps) {
   return (
     <section className="gate-inspector" aria-label="gate inspector">
@@ -72,16 +83,10 @@ export function GateInspector({ rows, delta, gamma, ...timeline }: GateInspector
                   <td>{r.step}</td>
                   <td>{f(r.kWindowMean)}</td>
                   <td>{f(r.previousKWindowMean)}</td>
-                  <td className={r.aligned === null ? '' : r.aligned ? 'met' : 'unmet'}>
-                    {f(r.alignmentProgress)}
-                    {r.aligned === null ? '' : r.aligned ? ' ≤ δ' : ' > δ'}
-                  </td>
+                  <CriterionCell value={r.alignmentProgress} met={r.aligned} holds=" ≤ δ" fails=" > δ" />
                   <td>{f(r.studentPerformance)}</td>
                   <td>{f(r.previousPerformance)}</td>
-                  <td className={r.competent === null ? '' : r.competent ? 'met' : 'unmet'}>
-                    {f(r.competenceRatio)}
-                    {r.competent === null ? '' : r.competent ? ' ≥ γ' : ' < γ'}
-                  </td>
+                  <CriterionCell value={r.competenceRatio} met={r.competent} holds=" ≥ γ" fails=" < γ" />
                   <td>{r.valid ? 'yes' : `no (${INVALID_WORDS[r.invalidReason ?? 'not-finite']})`}</td>
                   <td>
                     <strong>{r.decision === 'retire' ? 'RETIRE' : r.decision === 'keep' ? 'keep' : 'retired'}</strong>

@@ -21,7 +21,7 @@ function Inlines({ inline }: { inline: Inline[] }) {
   );
 }
 
-export const methodsAnchorId = (anchor: string) => `methods-${anchor}`;
+const methodsAnchorId = (anchor: string) => `methods-${anchor}`;
 
 /** The section named in the hash: `#method?gate-decision` → "gate-decision". */
 function hashAnchor(): string | null {

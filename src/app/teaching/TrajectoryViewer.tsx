@@ -6,9 +6,13 @@ import { useState } from 'react';
 import { TOKEN_CLASS_NAMES } from '../../core/env/types';
 import type { Split } from '../../core/env/types';
 import type { ProbeEpisode, ProbeToken } from '../../engine/trajectoryProbe';
+import { Select } from '../Select';
 import { ExplainButton } from './ExplainButton';
 import { requestProbe, type ProbeAnswer } from './probeClient';
 import './teaching.css';
+
+/** The splits offered, the default (validation) first. */
+const PROBE_SPLITS: readonly Split[] = ['validation', 'test', 'train'];
 
 const f3 = (x: number | null) => (x === null ? '—' : x.toFixed(3));
 
@@ -105,12 +109,7 @@ export function TrajectoryViewer({ held }: { held: boolean }) {
       </h3>
       <div className="probe-controls">
         <label>
-          split{' '}
-          <select value={split} onChange={(e) => setSplit(e.currentTarget.value as Split)}>
-            <option value="validation">validation</option>
-            <option value="test">test</option>
-            <option value="train">train</option>
-          </select>
+          split <Select value={split} choices={PROBE_SPLITS} onChange={setSplit} />
         </label>
         <label>
           tasks{' '}

@@ -6,6 +6,7 @@ import { compareOutcomes, gateOutcome, type WhatIfComparison } from '../../core/
 import { GATE_DEFAULTS } from '../../core/gateConfig';
 import { REPLAY_SCHEDULES, type ReplayOptions, type ReplaySchedule } from '../../core/replay/gateReplay';
 import type { LogSource } from '../../core/replay/logRecords';
+import { Select } from '../Select';
 import { ExplainButton } from './ExplainButton';
 import type { ExplanationId } from './explanations';
 import { SensitivityStrip } from './SensitivityStrip';
@@ -160,17 +161,12 @@ export function WhatIfPanel({ sources, options }: { sources: readonly LogSource[
           <div className="slider-head">
             <label htmlFor="whatif-schedule">rule (what-if)</label>
             <ExplainButton id="schedule" />
-            <select
+            <Select
               id="whatif-schedule"
               value={knobs.schedule}
-              onChange={(e) => setKnobs((k) => ({ ...k, schedule: e.currentTarget.value as ReplaySchedule }))}
-            >
-              {REPLAY_SCHEDULES.map((r) => (
-                <option key={r} value={r}>
-                  {r}
-                </option>
-              ))}
-            </select>
+              choices={REPLAY_SCHEDULES}
+              onChange={(schedule) => setKnobs((k) => ({ ...k, schedule }))}
+            />
           </div>
           <button type="button" onClick={() => setKnobs(original)}>
             Reset to the replay’s settings

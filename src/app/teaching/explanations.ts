@@ -180,7 +180,7 @@ export type ExplanationId = keyof typeof EXPLANATIONS;
 export const EXPLANATION_IDS = Object.keys(EXPLANATIONS) as ExplanationId[];
 
 /** The method spec the explanations link to, relative to the repository (and the dev server's) root. */
-export const METHODS_PATH = 'docs/METHODS.md';
+const METHODS_PATH = 'docs/METHODS.md';
 
 export function explanation(id: ExplanationId): Explanation {
   return EXPLANATIONS[id];

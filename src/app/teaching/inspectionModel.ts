@@ -1,9 +1,8 @@
 // From what a view holds to the gate inspector's rows: a replay's result and options, or a live run's state (its
 // gate evaluation events, config and S_T from the run's own retire_opd/* metrics). Pure; no React.
-import { gateRuleFor, parseScheduleSpec } from '../../core/lambdaSchedule';
+import { gateRuleFor, parseScheduleSpec, type GateRule } from '../../core/methodVocabulary';
 import { parseGateConfig, type GateConfig } from '../../core/gateConfig';
 import { inspectGate, type InspectionRow } from '../../core/gateInspection';
-import type { GateRule } from '../../core/retirementGate';
 import type { ReplayOptions, ReplayResult } from '../../core/replay/gateReplay';
 import type { LogSource } from '../../core/replay/logRecords';
 import { metricsJsonl, replaySettingsFor } from '../train/runExport';
@@ -11,7 +10,7 @@ import { settingsToOptions } from '../replay/replayModel';
 import type { RunState } from '../worker/runState';
 
 /** The gate rule of a schedule written as text (core's own mapping; unparseable text only observes). */
-export function ruleOfSchedule(schedule: string): GateRule {
+function ruleOfSchedule(schedule: string): GateRule {
   try {
     return gateRuleFor(parseScheduleSpec(schedule).kind);
   } catch {
@@ -32,7 +31,7 @@ export function inspectReplay(result: ReplayResult, options: ReplayOptions): Ins
 }
 
 /** S_T as the run logged it (retire_opd/teacher_performance of its latest student step), or null before. */
-export function liveTeacherPerformance(state: RunState): number | null {
+function liveTeacherPerformance(state: RunState): number | null {
   if (state.summary?.teacherPerformance != null) return state.summary.teacherPerformance;
   if (state.retirement) return state.retirement.teacherPerformance;
   const last = state.steps.student[state.steps.student.length - 1];

@@ -30,7 +30,7 @@ export class ProbeHost {
     else this.student = request.policy;
   }
 
-  /** The trainer's latest step (from its step events), reported with each answer. */
+  /** The step boundary the run is at (the trainer's step-boundary hook), reported with each answer. */
   at(stage: string, step: number): void {
     this.position = { stage, step };
   }

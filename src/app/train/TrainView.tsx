@@ -3,10 +3,12 @@
 import { useDeferredValue, useEffect, useMemo } from 'react';
 import { applyOverrides, ConfigError, type ExperimentConfig } from '../../core/experiment/config';
 import type { Preset } from '../../core/experiment/preset';
+import { gateCharts, retirementMarker } from '../charts/gateCharts';
 import { MetricChart } from '../charts/MetricChart';
 import { useThrottledValue } from '../charts/useThrottledValue';
 import { Field } from '../Field';
-import { BACKEND_CHOICES, type BackendChoice } from '../worker/protocol';
+import { overrideLines } from '../overrideLines';
+import { BACKEND_CHOICES, type BackendChoice } from '../../core/methodVocabulary';
 import { isActive } from '../worker/runState';
 import { usePresetCatalog } from './usePresetCatalog';
 import { trainForm, useTrainForm } from './trainForm';
@@ -59,10 +61,7 @@ function RunControls() {
   // the preset, the seed, then `key=value` overrides (the CLI's --set), validated by the core
   const run = useMemo((): { config: ExperimentConfig | null; error: string | null } => {
     if (!resolved.preset || seedError) return { config: null, error: null };
-    const lines = overrides
-      .split('\n')
-      .map((l) => l.trim())
-      .filter((l) => l !== '' && !l.startsWith('#'));
+    const lines = overrideLines(overrides);
     try {
       return { config: applyOverrides({ ...resolved.preset.config, seed: seedValue }, lines), error: null };
     } catch (e) {
@@ -74,10 +73,7 @@ function RunControls() {
 
   const start = () => {
     if (!run.config) return;
-    const lines = overrides
-      .split('\n')
-      .map((l) => l.trim())
-      .filter((l) => l !== '' && !l.startsWith('#'));
+    const lines = overrideLines(overrides);
     // a stored run: saved in this browser as it goes (src/app/runs), resumable after a reload
     void runsStore
       .getState()
@@ -247,32 +243,23 @@ function RunCharts() {
   );
   const slices = useDeferredValue(throttled);
   const series = useMemo(() => trainSeries(slices), [slices]);
-  const t = retirement?.triggerStep;
-  const marker = t === undefined ? null : { x: t, label: `retired @ ${t}` };
   const gate = cfg?.student.gate;
+  const gateChart = gateCharts(
+    series,
+    gate ? { delta: gate.alignmentThreshold, gamma: gate.competenceThreshold } : null,
+    retirement?.triggerStep,
+  );
+  const marker = retirementMarker(retirement?.triggerStep);
   return (
     <div className="charts" aria-label="training charts">
       <MetricChart
         testId="train-window-mean"
         title="K̄ₘ — mean teacher–student gap per window"
-        lines={[{ name: 'K̄ₘ', points: series.windowMean, color: '#2563eb' }]}
-        marker={marker}
+        {...gateChart.windowMean}
         note="Student stage. K = −g, averaged over W steps; no windows after retirement (the teacher is not run)."
       />
-      <MetricChart
-        testId="train-alignment"
-        title="ρ — alignment progress"
-        lines={[{ name: 'ρ', points: series.alignment, color: '#7c3aed' }]}
-        threshold={gate ? { y: gate.alignmentThreshold, label: `δ = ${gate.alignmentThreshold}` } : null}
-        marker={marker}
-      />
-      <MetricChart
-        testId="train-competence"
-        title="η — competence ratio"
-        lines={[{ name: 'η', points: series.competence, color: '#059669' }]}
-        threshold={gate ? { y: gate.competenceThreshold, label: `γ = ${gate.competenceThreshold}` } : null}
-        marker={marker}
-      />
+      <MetricChart testId="train-alignment" title="ρ — alignment progress" {...gateChart.alignment} />
+      <MetricChart testId="train-competence" title="η — competence ratio" {...gateChart.competence} />
       <MetricChart
         testId="train-success"
         title="success rate"

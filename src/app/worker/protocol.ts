@@ -4,17 +4,16 @@
 // {name, message, kind} for user errors, {name, message, stack} for defects — never an Error object.
 import { toErrorPayload, type ErrorPayload } from '../../core/errors';
 import type { ExperimentConfig } from '../../core/experiment/config';
-import type { BackendName } from '../../engine/backend';
+import { BACKEND_FALLBACK, type BackendChoice, type BackendName } from '../../core/methodVocabulary';
 import type { TrainerEvent } from '../../engine/trainer/events';
 
-/** The backend the user asked for; 'auto' tries the fastest first. */
-export type BackendChoice = 'auto' | BackendName;
-export const BACKEND_CHOICES: readonly BackendChoice[] = ['auto', 'webgpu', 'webgl', 'wasm', 'cpu'];
+/**
+ * The backend the user asked for ('auto' tries the fastest first); the choices and the fallback order are declared
+ * in core/methodVocabulary.ts (BACKEND_CHOICES, BACKEND_FALLBACK). The type is re-exported for the app's many users.
+ */
+export type { BackendChoice };
 
-/** Fallback order: a backend that does not start here gives way to the next one. */
-export const BACKEND_FALLBACK: readonly BackendName[] = ['webgpu', 'webgl', 'wasm', 'cpu'];
-
-/** The backends to try, in order, for a choice: the chosen one, then the slower ones after it. */
+/** The backends to try, in order, for a choice: the chosen one, then the slower ones after it (BACKEND_FALLBACK). */
 export function backendChain(choice: BackendChoice): BackendName[] {
   if (choice === 'auto') return [...BACKEND_FALLBACK];
   const i = BACKEND_FALLBACK.indexOf(choice);
@@ -31,9 +30,10 @@ export const toWireError = toErrorPayload;
 /**
  * Run control without messages: a worker busy training gets no turn to read its message queue (tfjs's wasm and cpu
  * backends resolve their promises as microtasks), so where the page is cross-origin isolated it shares these flags
- * (Int32Array over a SharedArrayBuffer). The worker reads them at every step boundary and blocks there with
- * Atomics.wait while paused. Without isolation the page falls back to pause/resume/stop messages, which the worker
- * reads before each rollout.
+ * (Int32Array over a SharedArrayBuffer). The worker reads them at every step boundary of the trainer and, while
+ * paused, holds there re-reading them (runControl.ts; the thread is not blocked). Without isolation the page falls
+ * back to pause/resume/stop messages, which the worker reads at every step boundary too (the trainer gives the event
+ * loop a turn there).
  */
 export const CONTROL_STOP = 0;
 export const CONTROL_PAUSE = 1;
@@ -55,7 +55,7 @@ export type WorkerRequest =
       /** persist the run into stored run `runId` (src/app/runs); resume: continue from its latest checkpoint */
       record?: { runId: string; resume: boolean } | null;
     }
-  /** message fallback (no shared control flags): hold the run before its next rollout */
+  /** message fallback (no shared control flags): hold the run at its next step boundary */
   | { type: 'pause'; id: number }
   | { type: 'resume'; id: number }
   /** message fallback: stop at the next step boundary; the trainer ends with a 'done' event, status 'interrupted' */

@@ -1,7 +1,9 @@
-// Pause and stop of a running trainer, seen from inside the worker (protocol.ts explains the two channels).
-// Shared flags: checked at every step boundary (the trainer's step event) and before every rollout; a pause blocks
-// the worker thread with Atomics.wait until the page clears the flag or asks to stop. Messages (fallback): pause
-// holds the run before its next rollout; the worker yields one macrotask per rollout so the messages get read.
+// Pause, step and stop of a running trainer, seen from inside the worker (protocol.ts explains the two channels).
+// The trainer awaits atStepBoundary at every step boundary of every stage (TrainerOptions.atStepBoundary: after a
+// step's event, at each stage start, between evaluation passes). A paused run is held there without blocking the
+// thread: the hold re-reads the shared flags every POLL_MS and wakes at once on a resume or stop message, so the
+// worker keeps reading its messages and can serve work on the held run (runWhileHeld: the trajectory viewer's probes).
+import type { StageName } from '../../engine/trainer/events';
 import { CONTROL_PAUSE, CONTROL_STEP, CONTROL_STOP, type RunControlState } from './protocol';
 
 /** What the control needs of the trainer. */
@@ -9,31 +11,43 @@ export interface Stoppable {
   requestStop(): void;
 }
 
-/** Longest single Atomics.wait (ms): the loop re-checks the stop flag at least this often. */
-const WAIT_SLICE_MS = 500;
-/** Polling interval of a hold before a rollout (ms). */
-const ASYNC_POLL_MS = 40;
+/** Interval (ms) at which a hold re-reads the shared flags. */
+const POLL_MS = 40;
 
-const nextMacrotask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+export interface RunControlOptions {
+  /** resolves after `ms` milliseconds (default setTimeout); each wait of a hold is one call */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Boundaries that end a training step (step > 0 of sft, teacher, student); stage starts and evaluation do not. */
+const endsTrainingStep = (stage: StageName, step: number): boolean =>
+  step > 0 && (stage === 'sft' || stage === 'teacher' || stage === 'student');
 
 export class RunControl {
   private trainer: Stoppable | null = null;
   private stopMessage = false;
   private pauseMessage = false;
-  private resumeWaiters: (() => void)[] = [];
   private reported: RunControlState = 'running';
-  /** a step credit was taken: the run goes on, un-held, until the end of the current step (the step event) */
+  /** a step credit was taken: the run goes on, un-held, until the boundary that ends the current training step */
   private stepping = false;
-  /** held in beforeRollout (the event loop turns: runWhileHeld can serve requests) */
-  private heldAsync = false;
+  /** inside a hold's waiting loop (runWhileHeld may start work) */
+  private holding = false;
+  /** ends the current wait of a hold early (a resume or stop message arrived) */
+  private wake: (() => void) | null = null;
   /** work run while held; the hold releases the trainer only after it */
   private busy: Promise<void> | null = null;
+  private readonly sleep: (ms: number) => Promise<void>;
 
   constructor(
     /** [CONTROL_SLOTS] flags shared with the page, or null for the message fallback */
     private readonly flags: Int32Array | null,
     private readonly report: (state: RunControlState) => void,
-  ) {}
+    options: RunControlOptions = {},
+  ) {
+    this.sleep = options.sleep ?? defaultSleep;
+  }
 
   /** The trainer to stop; a stop asked for before it existed applies now. */
   attach(trainer: Stoppable): void {
@@ -45,8 +59,13 @@ export class RunControl {
     return this.stopMessage || (this.flags !== null && Atomics.load(this.flags, CONTROL_STOP) === 1);
   }
 
-  private get pausedByFlag(): boolean {
-    return this.flags !== null && Atomics.load(this.flags, CONTROL_PAUSE) === 1;
+  private get pauseRequested(): boolean {
+    return this.pauseMessage || (this.flags !== null && Atomics.load(this.flags, CONTROL_PAUSE) === 1);
+  }
+
+  /** Whether the run is held right now (paused at a step boundary). */
+  get held(): boolean {
+    return this.reported === 'paused';
   }
 
   private setState(state: RunControlState): void {
@@ -63,27 +82,21 @@ export class RunControl {
   }
 
   /**
-   * At a step boundary (synchronous): block while the shared pause flag is set, then honour a stop. In the stages
-   * that roll out (`stage` teacher or student) the hold waits for the next rollout instead, where it is asynchronous
-   * and the worker can still serve requests on a held run (the trajectory viewer's probes, runWhileHeld).
+   * The trainer's hook at a step boundary: hold while paused (unless a step credit runs the current step), then
+   * pass a stop on to the trainer, which honours it as soon as this returns.
    */
-  atStepBoundary(stage?: string): void {
-    this.stepping = false;
-    if (stage !== 'teacher' && stage !== 'student') this.holdWhilePaused();
+  async atStepBoundary(stage: StageName, step: number): Promise<void> {
+    if (endsTrainingStep(stage, step)) this.stepping = false;
+    await this.holdWhilePaused();
     this.applyStop();
   }
 
-  /** Whether the run is held right now (paused at a step boundary or before a rollout). */
-  get held(): boolean {
-    return this.reported === 'paused';
-  }
-
   /**
-   * Run `work` (forward passes only: it must not train) while the run is held before a rollout; the hold does not
-   * release the trainer until `work` is done. Throws when the run is not held there.
+   * Run `work` (forward passes only: it must not train) on the held run; the hold does not release the trainer
+   * until `work` is done. Throws when the run is not held.
    */
   async runWhileHeld<T>(work: () => Promise<T>): Promise<T> {
-    if (!this.held || !this.heldAsync) throw new Error('pause the run (in the teacher or student stage) first');
+    if (!this.held || !this.holding) throw new Error('pause the run first: it must be held at a step boundary');
     const result = work();
     this.busy = result.then(
       () => undefined,
@@ -105,55 +118,37 @@ export class RunControl {
     return false;
   }
 
-  /**
-   * Block while the shared pause flag is set, unless a step credit lets exactly one more step run: the page is told
-   * 'running' for that step and 'paused' again at the next step boundary.
-   */
-  private holdWhilePaused(): void {
-    if (this.stepping || !this.pausedByFlag || this.stopRequested) return;
-    this.setState('paused');
-    while (this.pausedByFlag && !this.stopRequested) {
-      if (this.takeStepCredit()) {
-        this.stepping = true;
-        break;
-      }
-      Atomics.wait(this.flags as Int32Array, CONTROL_PAUSE, 1, WAIT_SLICE_MS);
-    }
-    if (!this.stopRequested) this.setState('running');
+  /** One wait of a hold: POLL_MS, or less when a message wakes it. */
+  private nextPoll(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.wake = resolve;
+      void this.sleep(POLL_MS).then(resolve);
+    });
   }
 
-  /** holdWhilePaused without blocking the thread: polls the flags, so messages are handled meanwhile. */
-  private async holdWhilePausedAsync(): Promise<void> {
-    if (this.stepping || !this.pausedByFlag || this.stopRequested) return;
+  /**
+   * Hold while a pause is asked for (flag or message), unless a step credit lets exactly one more training step
+   * run: the page is told 'paused' at the hold, 'running' when it lets go, and 'paused' again at the next hold.
+   */
+  private async holdWhilePaused(): Promise<void> {
+    if (this.stepping || !this.pauseRequested || this.stopRequested) return;
     this.setState('paused');
-    this.heldAsync = true;
-    while (this.pausedByFlag && !this.stopRequested) {
+    this.holding = true;
+    while (this.pauseRequested && !this.stopRequested) {
       if (this.takeStepCredit()) {
         this.stepping = true;
         break;
       }
-      await new Promise<void>((resolve) => setTimeout(resolve, ASYNC_POLL_MS));
+      await this.nextPoll();
     }
-    this.heldAsync = false;
+    this.holding = false;
+    this.wake = null;
     while (this.busy) {
       const busy = this.busy;
       await busy;
       if (this.busy === busy) this.busy = null;
     }
     if (!this.stopRequested) this.setState('running');
-  }
-
-  /** Before a rollout: let queued messages in, honour a pause by flag or by message, then a stop. */
-  async beforeRollout(): Promise<void> {
-    await nextMacrotask();
-    // a rollout inside a step (its training or validation rollouts) holds only when no step credit is running
-    await this.holdWhilePausedAsync();
-    if (this.pauseMessage && !this.stopRequested) {
-      this.setState('paused');
-      await new Promise<void>((resolve) => this.resumeWaiters.push(resolve));
-      if (!this.stopRequested) this.setState('running');
-    }
-    this.applyStop();
   }
 
   // ---- the message fallback
@@ -164,12 +159,12 @@ export class RunControl {
 
   resume(): void {
     this.pauseMessage = false;
-    for (const w of this.resumeWaiters.splice(0)) w();
+    this.wake?.();
   }
 
   stop(): void {
     this.stopMessage = true;
-    this.resume();
+    this.wake?.();
     this.applyStop();
   }
 }

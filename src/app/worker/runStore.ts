@@ -49,7 +49,7 @@ export interface RunActions {
 export type RunStore = StoreApi<RunState & RunActions>;
 
 /** Shared control flags need a cross-origin isolated page (COOP/COEP headers, as vite.config.ts serves). */
-export function canShareControl(): boolean {
+function canShareControl(): boolean {
   return (
     typeof SharedArrayBuffer !== 'undefined' &&
     (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true

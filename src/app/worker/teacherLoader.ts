@@ -3,7 +3,8 @@
 import type { AgentEnv } from '../../core/env/types';
 import type { ExperimentConfig } from '../../core/experiment/config';
 import { decodeCheckpoint, type CheckpointFiles } from '../../engine/trainer/checkpoint';
-import { fromHostRecords, modelConfigFor } from '../../engine/trainer/trainer';
+import { weightsFromHost } from '../../engine/hostTensor';
+import { modelConfigFor } from '../../engine/modelConfig';
 import type { WeightRecord } from '../../engine/weights';
 
 const FILES = ['model.json', 'weights.bin', 'state.json'] as const;
@@ -44,5 +45,5 @@ export async function loadTeacher(
     .map(([k, v]) => `${k} ${String(have[k])} ≠ ${String(v)}`);
   if (diff.length > 0)
     throw new TeacherCheckpointError(`teacher.checkpoint ${rel} was trained for another model/env: ${diff.join(', ')}`);
-  return fromHostRecords(weights);
+  return weightsFromHost(weights);
 }

@@ -1,11 +1,38 @@
 // Batched episodes over preallocated buffers: one Int32Array holds every episode's mutable world state, typed arrays
 // hold the per-episode outcome, and each slot reuses one observation array. No objects are allocated per step
 // except by the environments' error paths (none on the expert's path).
-import type { MicroEnv } from './microEnv';
-import { Special, type EpisodeBatch, type Task } from './types';
+// The batch knows its environment only through EnvDynamics (MicroEnv implements it), so this file imports no
+// environment.
+import { Special, type EnvLimits, type EnvOptions, type EpisodeBatch, type Task } from './types';
 
-/** Flags returned by an environment transition. */
+/** Flags returned by an environment transition (bit set: done | success | invalid). */
 export const Outcome = { none: 0, done: 1, success: 2, invalid: 4 } as const;
+
+/**
+ * What an episode batch needs from an environment: its world per task, its transition function over a small
+ * Int32Array state (`stateSize` slots per episode, episode i's at offset i·stateSize), its action parser and its
+ * limits. Implemented by MicroEnv.
+ */
+export interface EnvDynamics<W> {
+  /** Int32 slots of per-episode mutable state */
+  readonly stateSize: number;
+  readonly limits: Pick<EnvLimits, 'maxTurns' | 'maxObsTokens'>;
+  readonly options: Pick<EnvOptions, 'invalidActionPenalty'>;
+  /** observation word ids for an action parseAction rejects */
+  readonly badActionTokens: readonly number[];
+  /** the task with its world (throws for a task of another environment) */
+  own(task: Task): { readonly world: W };
+  /** write the initial state of an episode in `world` at s[o .. o + stateSize) (the slots are zero beforehand) */
+  initState(world: W, s: Int32Array, o: number): void;
+  /** number of argument tokens of a well-formed action, or -1 */
+  parseAction(action: readonly number[]): number;
+  /** apply a well-formed action; push the observation word ids (no markers) to `out`; return Outcome flags */
+  apply(world: W, s: Int32Array, o: number, action: readonly number[], nArgs: number, out: number[]): number;
+  /** terminal score in [0, 1] of an episode the environment ended */
+  score(world: W, s: Int32Array, o: number): number;
+  /** the actions the environment would accept without error in this state, as words */
+  validActions(world: W, s: Int32Array, o: number): string[][];
+}
 
 export class EpisodeBatchImpl<W> implements EpisodeBatch {
   readonly size: number;
@@ -18,12 +45,12 @@ export class EpisodeBatchImpl<W> implements EpisodeBatch {
   readonly truncated: Int32Array;
   /** per-episode world state, stateSize Int32 slots each */
   readonly state: Int32Array;
-  private readonly env: MicroEnv<W>;
+  private readonly env: EnvDynamics<W>;
   private readonly worlds: (W | undefined)[];
   private readonly obs: number[][];
   private readonly scratch: number[] = [];
 
-  constructor(env: MicroEnv<W>, size: number) {
+  constructor(env: EnvDynamics<W>, size: number) {
     if (!Number.isInteger(size) || size < 1)
       throw new Error(`createBatch: size must be a positive integer, got ${size}`);
     this.env = env;

@@ -7,15 +7,9 @@
 //   observations: `ROOM has C1 C2`, `C has X Y` / `C is empty`, `you hold X`, `X in C`, `done`, or errors.
 import type { Rng } from '../rng';
 import { deriveRng, hashString } from '../rng';
-import {
-  MicroEnv,
-  Outcome,
-  resolveEnvOptions,
-  scriptedPolicy,
-  type EnvTask,
-  type EpisodePolicy,
-  type WorldDraft,
-} from './microEnv';
+import { Outcome } from './episodeBatch';
+import { MicroEnv, resolveEnvOptions, type EnvTask, type EpisodePolicy, type WorldDraft } from './microEnv';
+import { scriptedPolicy } from './scriptedPolicy';
 import type { SkillEntry } from './skillBank';
 import type { EnvOptions } from './types';
 
@@ -32,6 +26,8 @@ const MAX_PER_CONTAINER = 2;
 const DISTRACTORS = 4;
 
 const HEADS = ['look', 'go', 'open', 'take', 'put'] as const;
+/** turn and token limits (MicroEnvSpec.limits) */
+const LIMITS = { maxTurns: 6, maxActionTokens: 4, maxObsTokens: 6, maxPromptTokens: 6, skillTokens: 6 };
 const WORDS: readonly string[] = [
   ...HEADS,
   ...HOUSE_ROOMS,
@@ -49,6 +45,7 @@ const S_HELD = 1; // held object index or -1
 const S_OPEN = 2; // bitmask of opened containers
 const S_SUCCESS = 3;
 const S_LOC = 4; // + object index: container index, -1 absent, -2 held
+const STATE_SIZE = S_LOC + HOUSE_OBJECTS.length;
 const LOC_ABSENT = -1;
 const LOC_HELD = -2;
 
@@ -79,8 +76,6 @@ export class HouseEnv extends MicroEnv<HouseWorld> {
 
   constructor(options: Partial<EnvOptions> = {}) {
     const o = resolveEnvOptions(options);
-    if (o.randomFacts === true)
-      throw new Error('env options: randomFacts is only implemented for shell (the negative control)');
     const u = deriveRng(o.seed, hashString('house-universe'));
     const rooms = HOUSE_ROOMS.length - 1;
     const usualRoom = HOUSE_OBJECTS.map(() => 1 + u.int(rooms));
@@ -93,18 +88,7 @@ export class HouseEnv extends MicroEnv<HouseWorld> {
         misleadingText: `${obj} usually in ${HOUSE_ROOMS[wrong]}`,
       };
     });
-    super(
-      {
-        name: 'house',
-        words: WORDS,
-        heads: HEADS,
-        limits: { maxTurns: 6, maxActionTokens: 4, maxObsTokens: 6, maxPromptTokens: 6, skillTokens: 6 },
-        skills,
-        stateSize: S_LOC + HOUSE_OBJECTS.length,
-        badActionText: 'bad command',
-      },
-      o,
-    );
+    super({ name: 'house', words: WORDS, heads: HEADS, limits: LIMITS, skills, stateSize: STATE_SIZE }, o);
     this.usualRoom = usualRoom;
     const v = this.vocab;
     this.roomIds = HOUSE_ROOMS.map((x) => v.id(x));
@@ -183,11 +167,6 @@ export class HouseEnv extends MicroEnv<HouseWorld> {
     for (let i = 0; i < HOUSE_OBJECTS.length; i++) s[o + S_LOC + i] = world.objectAt[i] as number;
   }
 
-  private err(key: keyof HouseEnv['errors'], out: number[]): number {
-    for (const t of this.errors[key]) out.push(t);
-    return Outcome.invalid;
-  }
-
   private describeRoom(world: HouseWorld, room: number, out: number[]): void {
     out.push(this.roomIds[room] as number, this.w.has as number);
     const cs = world.roomContainers[room] as readonly number[];
@@ -207,22 +186,22 @@ export class HouseEnv extends MicroEnv<HouseWorld> {
     const a2 = action[2] as number;
     const room = s[o + S_ROOM] as number;
     if (head === w.look) {
-      if (nArgs !== 0) return this.err('bad', out);
+      if (nArgs !== 0) return this.reject(this.errors.bad, out);
       this.describeRoom(world, room, out);
       return Outcome.none;
     }
     if (head === w.go) {
-      if (nArgs !== 1) return this.err('bad', out);
+      if (nArgs !== 1) return this.reject(this.errors.bad, out);
       const r = this.idx(a1, 1);
-      if (r < 0) return this.err('noRoom', out);
+      if (r < 0) return this.reject(this.errors.noRoom, out);
       s[o + S_ROOM] = r;
       this.describeRoom(world, r, out);
       return Outcome.none;
     }
     if (head === w.open) {
-      if (nArgs !== 1) return this.err('bad', out);
+      if (nArgs !== 1) return this.reject(this.errors.bad, out);
       const c = this.idx(a1, 2);
-      if (c < 0 || world.containerRoom[c] !== room) return this.err('notHere', out);
+      if (c < 0 || world.containerRoom[c] !== room) return this.reject(this.errors.notHere, out);
       s[o + S_OPEN] = (s[o + S_OPEN] as number) | (1 << c);
       out.push(a1);
       const before = out.length;
@@ -235,21 +214,23 @@ export class HouseEnv extends MicroEnv<HouseWorld> {
       return Outcome.none;
     }
     if (head === w.take) {
-      if (nArgs !== 1) return this.err('bad', out);
+      if (nArgs !== 1) return this.reject(this.errors.bad, out);
       const x = this.idx(a1, 3);
       const c = x < 0 ? -1 : (s[o + S_LOC + x] as number);
       const visible = c >= 0 && world.containerRoom[c] === room && ((s[o + S_OPEN] as number) & (1 << c)) !== 0;
-      if (!visible || s[o + S_HELD] !== -1) return this.err('cannotTake', out);
+      if (!visible || s[o + S_HELD] !== -1) return this.reject(this.errors.cannotTake, out);
       s[o + S_LOC + x] = LOC_HELD;
       s[o + S_HELD] = x;
       out.push(w.you as number, w.hold as number, a1);
       return Outcome.none;
     }
     if (head === w.put) {
-      if (nArgs !== 2) return this.err('bad', out);
+      if (nArgs !== 2) return this.reject(this.errors.bad, out);
       const x = this.idx(a1, 3);
       const c = this.idx(a2, 2);
-      if (x < 0 || c < 0 || s[o + S_HELD] !== x || world.containerRoom[c] !== room) return this.err('cannotPut', out);
+      if (x < 0 || c < 0 || s[o + S_HELD] !== x || world.containerRoom[c] !== room) {
+        return this.reject(this.errors.cannotPut, out);
+      }
       s[o + S_HELD] = -1;
       s[o + S_LOC + x] = c;
       s[o + S_OPEN] = (s[o + S_OPEN] as number) | (1 << c);
@@ -261,7 +242,7 @@ export class HouseEnv extends MicroEnv<HouseWorld> {
       out.push(a1, w.in as number, a2);
       return Outcome.none;
     }
-    return this.err('bad', out);
+    return this.reject(this.errors.bad, out);
   }
 
   score(_world: HouseWorld, s: Int32Array, o: number): number {

@@ -1,28 +1,29 @@
-// The micro-environments by name. `createEnv('shell', { seed: 3 })`.
+// The micro-environments by name: the one table of environment constructors. `createEnv('shell', { seed: 3 })`.
+// (experiment/envFactory.ts only turns an experiment config into these options.)
 import { HouseEnv } from './houseEnv';
 import type { MicroEnv } from './microEnv';
 import { ShellEnv } from './shellEnv';
 import { ShopEnv } from './shopEnv';
-import { ENV_NAMES, type EnvName, type EnvOptions } from './types';
+import type { EnvName, EnvOptions } from './types';
 
-export type AnyEnv = ShellEnv | HouseEnv | ShopEnv;
+/** Environments available in this build, by name. */
+const ENV_CONSTRUCTORS: { readonly [N in EnvName]: new (options: Partial<EnvOptions>) => MicroEnv<unknown> } = {
+  shell: ShellEnv,
+  house: HouseEnv,
+  shop: ShopEnv,
+};
 
-export function createEnv(name: EnvName, options: Partial<EnvOptions> = {}): AnyEnv {
-  switch (name) {
-    case 'shell':
-      return new ShellEnv(options);
-    case 'house':
-      return new HouseEnv(options);
-    case 'shop':
-      return new ShopEnv(options);
-    default:
-      throw new Error(`unknown environment "${String(name)}" (expected ${ENV_NAMES.join(', ')})`);
+/**
+ * A new environment, as the common base class (its world type is opaque to callers); `options` are checked
+ * (unknown keys and out-of-range values throw, naming the key).
+ */
+export function createEnv(name: EnvName, options: Partial<EnvOptions> = {}): MicroEnv<unknown> {
+  const Ctor = Object.hasOwn(ENV_CONSTRUCTORS, name) ? ENV_CONSTRUCTORS[name] : undefined;
+  if (Ctor === undefined) {
+    const available = Object.keys(ENV_CONSTRUCTORS).join(', ');
+    throw new Error(`env.name: environment "${String(name)}" is not available in this build (available: ${available})`);
   }
-}
-
-/** the environment as its common base class (for code that treats the three alike) */
-export function asMicroEnv(env: AnyEnv): MicroEnv<unknown> {
-  return env as unknown as MicroEnv<unknown>;
+  return new Ctor(options);
 }
 
 export { HouseEnv, ShellEnv, ShopEnv };

@@ -12,18 +12,13 @@
 // task's truth (or, for a misleading entry, a wrong directory).
 //   actions: ls | ls DIR | cat DIR FILE | grep WORD DIR | answer VALUE
 //   observations: file lists, file contents, `FILE COUNT` pairs (grep -c), `correct`/`wrong`, or errors.
+// (~365 lines on purpose: one environment's world, transitions and scripted policies read best together.)
 import type { Rng } from '../rng';
 import { deriveRng, hashString } from '../rng';
 import type { SkillEntry } from './skillBank';
-import {
-  MicroEnv,
-  Outcome,
-  resolveEnvOptions,
-  scriptedPolicy,
-  type EnvTask,
-  type EpisodePolicy,
-  type WorldDraft,
-} from './microEnv';
+import { Outcome } from './episodeBatch';
+import { MicroEnv, resolveEnvOptions, type EnvTask, type EpisodePolicy, type WorldDraft } from './microEnv';
+import { scriptedPolicy } from './scriptedPolicy';
 import type { EnvOptions } from './types';
 
 export const SHELL_DIRS = [
@@ -42,6 +37,8 @@ const KINDS = ['password', 'error', 'warn'] as const;
 type Kind = (typeof KINDS)[number];
 
 const HEADS = ['ls', 'cat', 'grep', 'answer'] as const;
+/** turn and token limits (MicroEnvSpec.limits) */
+const LIMITS = { maxTurns: 3, maxActionTokens: 4, maxObsTokens: 9, maxPromptTokens: 7, skillTokens: 6 };
 const WORDS: readonly string[] = [
   ...HEADS,
   ...SHELL_DIRS,
@@ -109,18 +106,7 @@ export class ShellEnv extends MicroEnv<ShellWorld> {
         misleadingText: ShellEnv.skillText(s, 'log', ShellEnv.wrongDir(logDir[i] as number, u)),
       },
     ]);
-    super(
-      {
-        name: 'shell',
-        words: WORDS,
-        heads: HEADS,
-        limits: { maxTurns: 3, maxActionTokens: 4, maxObsTokens: 9, maxPromptTokens: 7, skillTokens: 6 },
-        skills,
-        stateSize: 1,
-        badActionText: 'bad command',
-      },
-      o,
-    );
+    super({ name: 'shell', words: WORDS, heads: HEADS, limits: LIMITS, skills, stateSize: 1, randomFacts: true }, o);
     this.keyDir = keyDir;
     this.logDir = logDir;
     this.randomFacts = o.randomFacts === true;
@@ -231,11 +217,6 @@ export class ShellEnv extends MicroEnv<ShellWorld> {
     return this.dirById[id] ?? -1;
   }
 
-  private err(key: keyof ShellEnv['errors'], out: number[]): number {
-    for (const t of this.errors[key]) out.push(t);
-    return Outcome.invalid;
-  }
-
   apply(world: ShellWorld, s: Int32Array, o: number, action: readonly number[], nArgs: number, out: number[]): number {
     const ids = this.ids;
     const head = action[0] as number;
@@ -247,15 +228,15 @@ export class ShellEnv extends MicroEnv<ShellWorld> {
         for (const d of world.dirs.slice(0, this.limits.maxObsTokens - 1)) out.push(this.dirIds[d] as number);
         return Outcome.none;
       }
-      if (nArgs !== 1) return this.err('bad', out);
+      if (nArgs !== 1) return this.reject(this.errors.bad, out);
       const d = this.dirOf(a1);
-      if (!(d >= 0 && world.dirs.includes(d))) return this.err('noDir', out);
+      if (!(d >= 0 && world.dirs.includes(d))) return this.reject(this.errors.noDir, out);
       for (const f of world.files) if (f.dir === d) out.push(f.nameId);
       if (out.length === 0) out.push(ids.empty);
       return Outcome.none;
     }
     if (head === ids.cat) {
-      if (nArgs !== 2) return this.err('bad', out);
+      if (nArgs !== 2) return this.reject(this.errors.bad, out);
       const d = this.dirOf(a1);
       for (const f of world.files) {
         if (f.dir === d && f.nameId === a2) {
@@ -263,13 +244,13 @@ export class ShellEnv extends MicroEnv<ShellWorld> {
           return Outcome.none;
         }
       }
-      return this.err(d >= 0 && world.dirs.includes(d) ? 'noFile' : 'noDir', out);
+      return this.reject(d >= 0 && world.dirs.includes(d) ? this.errors.noFile : this.errors.noDir, out);
     }
     if (head === ids.grep) {
       // grep -c WORD DIR/*: every file of DIR with its count of lines holding WORD (a key file is one line)
-      if (nArgs !== 2) return this.err('bad', out);
+      if (nArgs !== 2) return this.reject(this.errors.bad, out);
       const d = this.dirOf(a2);
-      if (!(d >= 0 && world.dirs.includes(d))) return this.err('noDir', out);
+      if (!(d >= 0 && world.dirs.includes(d))) return this.reject(this.errors.noDir, out);
       for (const f of world.files) {
         if (f.dir !== d) continue;
         let n = 0;
@@ -281,13 +262,13 @@ export class ShellEnv extends MicroEnv<ShellWorld> {
       return Outcome.none;
     }
     if (head === ids.answer) {
-      if (nArgs !== 1) return this.err('bad', out);
+      if (nArgs !== 1) return this.reject(this.errors.bad, out);
       const correct = a1 === world.answerId;
       out.push(correct ? ids.correct : ids.wrong);
       s[o] = correct ? 1 : 0;
       return Outcome.done | (correct ? Outcome.success : 0);
     }
-    return this.err('bad', out);
+    return this.reject(this.errors.bad, out);
   }
 
   score(_world: ShellWorld, s: Int32Array, o: number): number {

@@ -7,17 +7,12 @@
 //   observations: `ITEM PRICE` pairs, an item page `COLOUR MATERIAL PRICE sizes S…`, `size S`, the bought score.
 // Reward = fraction of the five attributes (category, colour, material, size, price ≤ cap) the bought item
 // matches, as WebShop scores it; success iff all five.
+// (~365 lines on purpose: one environment's world, transitions and scripted policies read best together.)
 import type { Rng } from '../rng';
 import { deriveRng, hashString } from '../rng';
-import {
-  MicroEnv,
-  Outcome,
-  resolveEnvOptions,
-  scriptedPolicy,
-  type EnvTask,
-  type EpisodePolicy,
-  type WorldDraft,
-} from './microEnv';
+import { Outcome } from './episodeBatch';
+import { MicroEnv, resolveEnvOptions, type EnvTask, type EpisodePolicy, type WorldDraft } from './microEnv';
+import { scriptedPolicy } from './scriptedPolicy';
 import type { SkillEntry } from './skillBank';
 import type { EnvOptions } from './types';
 
@@ -44,6 +39,8 @@ const RESULTS_SHOWN = 3;
 const ATTRIBUTES = 5;
 
 const HEADS = ['search', 'click', 'choose', 'buy'] as const;
+/** turn and token limits (MicroEnvSpec.limits) */
+const LIMITS = { maxTurns: 5, maxActionTokens: 5, maxObsTokens: 8, maxPromptTokens: 8, skillTokens: 6 };
 const WORDS: readonly string[] = [
   ...HEADS,
   ...SHOP_CATEGORIES,
@@ -108,8 +105,6 @@ export class ShopEnv extends MicroEnv<ShopWorld> {
 
   constructor(options: Partial<EnvOptions> = {}) {
     const o = resolveEnvOptions(options);
-    if (o.randomFacts === true)
-      throw new Error('env options: randomFacts is only implemented for shell (the negative control)');
     const u = deriveRng(o.seed, hashString('shop-universe'));
     const listedAs = SHOP_CATEGORIES.map(() => u.int(5));
     const skills: SkillEntry[] = SHOP_CATEGORIES.map((c, i) => {
@@ -121,18 +116,7 @@ export class ShopEnv extends MicroEnv<ShopWorld> {
         misleadingText: `${c} listed as ${syn[(k + 1 + u.int(syn.length - 1)) % syn.length]}`,
       };
     });
-    super(
-      {
-        name: 'shop',
-        words: WORDS,
-        heads: HEADS,
-        limits: { maxTurns: 5, maxActionTokens: 5, maxObsTokens: 8, maxPromptTokens: 8, skillTokens: 6 },
-        skills,
-        stateSize: 5,
-        badActionText: 'bad command',
-      },
-      o,
-    );
+    super({ name: 'shop', words: WORDS, heads: HEADS, limits: LIMITS, skills, stateSize: 5 }, o);
     this.listedAs = listedAs;
     const v = this.vocab;
     this.listedIds = SHOP_CATEGORIES.map((_, i) =>
@@ -217,17 +201,12 @@ export class ShopEnv extends MicroEnv<ShopWorld> {
     s[o + S_BOUGHT_SIZE] = -1;
   }
 
-  private err(key: keyof ShopEnv['errors'], out: number[]): number {
-    for (const t of this.errors[key]) out.push(t);
-    return Outcome.invalid;
-  }
-
   apply(world: ShopWorld, s: Int32Array, o: number, action: readonly number[], nArgs: number, out: number[]): number {
     const ids = this.ids;
     const head = action[0] as number;
     const a1 = action[1] as number;
     if (head === ids.search) {
-      if (nArgs < 1 || nArgs > 3) return this.err('bad', out);
+      if (nArgs < 1 || nArgs > 3) return this.reject(this.errors.bad, out);
       let listed = false;
       let wantColor = -1;
       let wantMaterial = -1;
@@ -265,9 +244,9 @@ export class ShopEnv extends MicroEnv<ShopWorld> {
       return Outcome.none;
     }
     if (head === ids.click) {
-      if (nArgs !== 1) return this.err('bad', out);
+      if (nArgs !== 1) return this.reject(this.errors.bad, out);
       const i = this.itemById[a1] as number;
-      if (i < 0 || ((s[o + S_RESULTS] as number) & (1 << i)) === 0) return this.err('noItem', out);
+      if (i < 0 || ((s[o + S_RESULTS] as number) & (1 << i)) === 0) return this.reject(this.errors.noItem, out);
       s[o + S_PAGE] = i;
       s[o + S_CHOSEN] = -1;
       const it = world.items[i] as ShopItem;
@@ -277,26 +256,27 @@ export class ShopEnv extends MicroEnv<ShopWorld> {
       return Outcome.none;
     }
     if (head === ids.choose) {
-      if (nArgs !== 1) return this.err('bad', out);
+      if (nArgs !== 1) return this.reject(this.errors.bad, out);
       const page = s[o + S_PAGE] as number;
-      if (page < 0) return this.err('noPage', out);
+      if (page < 0) return this.reject(this.errors.noPage, out);
       const z = this.sizeById[a1] as number;
-      if (z < 0 || ((world.items[page] as ShopItem).sizes & (1 << z)) === 0) return this.err('noSize', out);
+      if (z < 0 || ((world.items[page] as ShopItem).sizes & (1 << z)) === 0)
+        return this.reject(this.errors.noSize, out);
       s[o + S_CHOSEN] = z;
       out.push(ids.size, a1);
       return Outcome.none;
     }
     if (head === ids.buy) {
-      if (nArgs !== 0) return this.err('bad', out);
+      if (nArgs !== 0) return this.reject(this.errors.bad, out);
       const page = s[o + S_PAGE] as number;
-      if (page < 0) return this.err('noPage', out);
+      if (page < 0) return this.reject(this.errors.noPage, out);
       s[o + S_BOUGHT] = page;
       s[o + S_BOUGHT_SIZE] = s[o + S_CHOSEN] as number;
       const matched = this.matched(world, s, o);
       out.push(ids.score, this.vocab.id(SCORES[matched] as string));
       return Outcome.done | (matched === ATTRIBUTES ? Outcome.success : 0);
     }
-    return this.err('bad', out);
+    return this.reject(this.errors.bad, out);
   }
 
   /** attributes of the instruction matched by the bought item, 0..5 */

@@ -15,8 +15,10 @@
 // `limits.skillTokens` tokens, class skill, <pad> fill included), then the student's stream unchanged. So a teacher
 // position is always a student position + limits.skillTokens.
 
-export type EnvName = 'shell' | 'house' | 'shop';
-export const ENV_NAMES: readonly EnvName[] = ['shell', 'house', 'shop'];
+// environment and demonstrator names are declared in ../methodVocabulary.ts; re-exported for the env's many users
+import type { Demonstrator, EnvName } from '../methodVocabulary';
+export { ENV_NAMES } from '../methodVocabulary';
+export type { Demonstrator, EnvName };
 
 export type Split = 'train' | 'validation' | 'test';
 export const SPLITS: readonly Split[] = ['train', 'validation', 'test'];
@@ -106,14 +108,6 @@ export interface EnvOptions {
   randomFacts?: boolean;
 }
 
-/** Result of one environment step for one episode. */
-export interface StepResult {
-  /** `<obs> words…` then `<act>` or `<eos>`; classes alongside */
-  observation: number[];
-  done: boolean;
-  invalid: boolean;
-}
-
 /**
  * Batched episodes. The engine calls reset once per rollout and step once per turn with every still-active
  * episode's action tokens (an empty array for finished episodes, which are skipped).
@@ -146,9 +140,6 @@ export interface Trajectory {
   /** invalid actions taken (the environments' rollouts fill it) */
   invalidActions?: number;
 }
-
-/** the scripted policies that can demonstrate for SFT */
-export type Demonstrator = 'expert' | 'explorer' | 'skillFollower';
 
 export interface AgentEnv {
   readonly name: EnvName;

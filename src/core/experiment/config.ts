@@ -1,213 +1,13 @@
 // The experiment configuration: one typed, validated object that fully determines a run (with the seed).
-// Pure TypeScript (zod only), shared by the CLI and the browser. Every field has a typed default in
-// DEFAULT_CONFIG; a user config is a partial tree merged over the defaults, and any key that is not in the
-// defaults is rejected with the list of valid keys at that level.
-import { z } from 'zod';
+// Pure TypeScript (zod only), shared by the CLI and the browser. The shape, every key's default and its meaning are
+// declared once in ./configSchema.ts (DEFAULT_CONFIG is derived there). A user config is a partial tree merged over
+// the defaults, and any key that is not in the schema is rejected with the list of valid keys at that level.
+import type { z } from 'zod';
 import { ConfigError } from '../errors';
+import { DEFAULT_CONFIG, savedConfigSchema, type ExperimentConfig } from './configSchema';
 
-/** λ_opd schedules of METHODS.md §4 as config strings: adaptive | never | none | fixed:N | linear:N | alignment-only | competence-only */
-export const SCHEDULE_PATTERN = /^(adaptive|never|none|alignment-only|competence-only|fixed:[1-9]\d*|linear:[1-9]\d*)$/;
-export const SCHEDULE_NAMES = [
-  'adaptive',
-  'never',
-  'none',
-  'fixed:N',
-  'linear:N',
-  'alignment-only',
-  'competence-only',
-] as const;
-export const ENV_CHOICES = ['shell', 'house', 'shop'] as const;
-/** scripted demonstrators of the SFT stage (src/core/env/microEnv.ts BaselineName, without `random`) */
-export const DEMONSTRATOR_CHOICES = ['explorer', 'skillFollower', 'expert'] as const;
-export const BACKEND_CHOICES = ['cpu', 'wasm', 'webgpu', 'webgl'] as const;
-export const ESTIMATOR_CHOICES = ['k3', 'full', 'naive'] as const;
-export const ADVANTAGE_CHOICES = ['group', 'batch', 'none'] as const;
-export const AGGREGATION_CHOICES = ['token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum'] as const;
-/** the metric the gate's validation score (and S_T) is measured with */
-export const VALIDATION_METRIC_CHOICES = ['success_rate', 'reward_mean'] as const;
-
-const finite = () => z.number().refine(Number.isFinite, { message: 'expected a finite number' });
-const nonNeg = () => finite().refine((v) => v >= 0, { message: 'expected a number ≥ 0' });
-const positive = () => finite().refine((v) => v > 0, { message: 'expected a number > 0' });
-const count = () => z.number().int({ message: 'expected an integer' }).min(0, { message: 'expected an integer ≥ 0' });
-const posInt = () => z.number().int({ message: 'expected an integer' }).min(1, { message: 'expected an integer ≥ 1' });
-const unit = () => finite().refine((v) => v >= 0 && v <= 1, { message: 'expected a number in [0, 1]' });
-
-/** GRPO hyper-parameters (METHODS.md §2), shared by the teacher and student stages. */
-const grpoSchema = z.strictObject({
-  groupSize: z.number().int().min(2, { message: 'expected an integer ≥ 2 (a group needs two samples)' }),
-  tasksPerStep: posInt(),
-  learningRate: positive(),
-  temperature: positive(),
-  clipLow: unit(),
-  clipHigh: unit(),
-  advantage: z.enum(ADVANTAGE_CHOICES),
-  aggregation: z.enum(AGGREGATION_CHOICES),
-  klBeta: nonNeg(),
-  advantageEpsilon: positive(),
-});
-
-export const experimentConfigSchema = z.strictObject({
-  /** free-form run name, used in folder names and reports */
-  name: z.string().min(1),
-  /** master seed: model init, sampling, task order */
-  seed: count(),
-  env: z.strictObject({
-    name: z.enum(ENV_CHOICES),
-    /** seed of the task universe (kept apart from the run seed so seeds of a sweep share tasks) */
-    seed: count(),
-    misleadingSkillFraction: unit(),
-    invalidActionPenalty: nonNeg(),
-    /**
-     * negative control (shell only): each task draws its own facts, so there is nothing to internalise and the
-     * gate should not retire. Defaults to false when absent (configs saved before the key existed).
-     */
-    randomFacts: z.boolean().default(false),
-  }),
-  model: z.strictObject({
-    width: posInt(),
-    layers: posInt(),
-    heads: posInt(),
-    mlp: posInt(),
-  }),
-  demonstrations: z.strictObject({
-    /** scripted trajectories on training tasks 0..tasks−1 */
-    tasks: count(),
-    /**
-     * who demonstrates in the student's view. `explorer` (default) probes in an order that never depends on the
-     * facts, so the skill-free student cannot read the facts off its demonstrations and must earn them (issue 8);
-     * `expert` is the old recipe, whose first action reveals the fact the skill holds. A config saved before the
-     * key existed was made with `expert`, so that is what an absent key means (new configs get DEFAULT_CONFIG's).
-     */
-    studentPolicy: z.enum(DEMONSTRATOR_CHOICES).default('expert'),
-    /**
-     * who demonstrates in the teacher's (skill) view, shown for a fraction sft.skillViewFraction of SFT samples.
-     * `skillFollower` (default) acts on what the skill says, misleading entries included, so the teacher learns
-     * to read its skill; with `expert` (the old recipe, and what an absent key means) the action never depends on
-     * the skill.
-     */
-    teacherPolicy: z.enum(DEMONSTRATOR_CHOICES).default('expert'),
-  }),
-  sft: z.strictObject({
-    steps: count(),
-    batchSize: posInt(),
-    learningRate: positive(),
-    /** λ_obs of METHODS.md §1: 0 = ActionSFT, 1 = ActObs */
-    lambdaObs: nonNeg(),
-    /** gradient geometry cos(g_act, g_obs) every N SFT steps (0 = never) */
-    geometryEvery: count(),
-    /** held-out expert trajectories for observation CE (base vs SFT policy) */
-    heldOutTasks: count(),
-    /**
-     * fraction of SFT demonstrations shown in the teacher's view (skill segment first), so that the teacher
-     * initialised from SFT can read its skill before its GRPO stage. 0 = the papers' recipe (student view only).
-     */
-    skillViewFraction: unit(),
-  }),
-  teacher: z.strictObject({
-    /** GRPO steps of the skill-conditioned teacher (0 with a checkpoint = use it as is) */
-    steps: count(),
-    grpo: grpoSchema,
-    /** a shipped trained teacher: checkpoint folder relative to public/ (or absolute); "" = train one */
-    checkpoint: z.string(),
-  }),
-  student: z.strictObject({
-    steps: count(),
-    grpo: grpoSchema,
-    schedule: z.string().regex(SCHEDULE_PATTERN, {
-      message: `expected one of ${SCHEDULE_NAMES.join(', ')} (N a positive integer)`,
-    }),
-    /** λ_opd before retirement */
-    lambdaOpd: nonNeg(),
-    estimator: z.enum(ESTIMATOR_CHOICES),
-    validationEvery: posInt(),
-    /** validation tasks (validation split, one sample each): the gate's S and also the teacher's S_T */
-    validationTasks: posInt(),
-    validationMetric: z.enum(VALIDATION_METRIC_CHOICES),
-    gate: z.strictObject({
-      windowSize: posInt(),
-      alignmentThreshold: finite(),
-      competenceThreshold: nonNeg(),
-      denominatorEpsilon: positive(),
-    }),
-  }),
-  evaluation: z.strictObject({
-    testTasks: posInt(),
-    /** attempts per task for pass@k (the paper: 16) */
-    passN: posInt(),
-    passK: z.array(posInt()).min(1),
-    /** fixed probe set for KL(π_init ‖ π) */
-    probeTasks: posInt(),
-    /** temperature control for ActObs-vs-ActionSFT (empty = skip): temperatures tried on the final policy */
-    temperatures: z.array(positive()),
-    /**
-     * temperature matching for ActObs-vs-ActionSFT: the argument-token entropy (nats, probe set, temperature-T
-     * distribution) to match; the evaluation finds T by bisection and reports test success there. null = off.
-     * A sweep with sweep.matchTemperature sets it per run from the reference arm. Defaults to null when absent
-     * (configs saved before the key existed).
-     */
-    matchArgEntropy: nonNeg().nullable().default(null),
-  }),
-  runtime: z.strictObject({
-    backend: z.enum(BACKEND_CHOICES),
-    /** checkpoint every N student/teacher steps (0 = only at stage ends and on interrupt) */
-    checkpointEvery: count(),
-    /**
-     * retention: the newest N periodic/interrupt checkpoints are kept, plus every stage boundary (the
-     * "<stage>-000000" checkpoint written when the previous stage ends) and always the latest; 0 = keep every
-     * checkpoint (the smoke preset does, so tests can resume from each; a long run with 0 fills the disk).
-     * Default 3: a 2,500-step run keeps ~5 checkpoints instead of ~500.
-     */
-    keepCheckpoints: count(),
-  }),
-});
-
-export type ExperimentConfig = z.infer<typeof experimentConfigSchema>;
-export type GrpoConfig = ExperimentConfig['student']['grpo'];
-
-const DEFAULT_GRPO: GrpoConfig = {
-  groupSize: 8,
-  tasksPerStep: 8,
-  learningRate: 1e-3,
-  temperature: 1,
-  clipLow: 0.2,
-  clipHigh: 0.28,
-  advantage: 'group',
-  aggregation: 'token-mean',
-  klBeta: 0,
-  advantageEpsilon: 1e-6,
-};
-
-export const DEFAULT_CONFIG: ExperimentConfig = {
-  name: 'experiment',
-  seed: 0,
-  env: { name: 'shell', seed: 1, misleadingSkillFraction: 0.2, invalidActionPenalty: 0.1, randomFacts: false },
-  model: { width: 64, layers: 2, heads: 4, mlp: 256 },
-  demonstrations: { tasks: 256, studentPolicy: 'explorer', teacherPolicy: 'skillFollower' },
-  sft: {
-    steps: 60,
-    batchSize: 32,
-    learningRate: 3e-3,
-    lambdaObs: 1,
-    geometryEvery: 10,
-    heldOutTasks: 32,
-    skillViewFraction: 0,
-  },
-  teacher: { steps: 40, grpo: { ...DEFAULT_GRPO }, checkpoint: '' },
-  student: {
-    steps: 80,
-    grpo: { ...DEFAULT_GRPO },
-    schedule: 'adaptive',
-    lambdaOpd: 0.5,
-    estimator: 'k3',
-    validationEvery: 5,
-    validationTasks: 64,
-    validationMetric: 'success_rate',
-    gate: { windowSize: 5, alignmentThreshold: 0, competenceThreshold: 0.9, denominatorEpsilon: 1e-8 },
-  },
-  evaluation: { testTasks: 64, passN: 16, passK: [1, 4, 16], probeTasks: 16, temperatures: [], matchArgEntropy: null },
-  runtime: { backend: 'wasm', checkpointEvery: 10, keepCheckpoints: 3 },
-};
+// The config's type and defaults, re-exported for their many importers.
+export { DEFAULT_CONFIG, type ExperimentConfig, type GrpoConfig } from './configSchema';
 
 // ConfigError lives with the other user errors (core/errors.ts); re-exported here for its many importers.
 export { ConfigError };
@@ -355,11 +155,14 @@ function limitMessages(cfg: ExperimentConfig): string[] {
   return out;
 }
 
-/** Validate a full config object (types, ranges, enums) and return it typed. Throws ConfigError. */
+/**
+ * Validate a full config object (types, ranges, enums) and return it typed. Every key must be present except those
+ * of SAVED_CONFIG_FALLBACKS (a saved config from before they existed). Throws ConfigError.
+ */
 export function validateConfig(candidate: unknown, source = 'config'): ExperimentConfig {
   const unknown = unknownKeyMessages(candidate, DEFAULT_CONFIG, '');
   if (unknown.length > 0) throw new ConfigError(unknown, source);
-  const parsed = experimentConfigSchema.safeParse(candidate);
+  const parsed = savedConfigSchema.safeParse(candidate) as z.ZodSafeParseResult<ExperimentConfig>;
   if (!parsed.success) {
     throw new ConfigError(
       parsed.error.issues.map((iss) => {

@@ -1,30 +1,19 @@
-// The environment an experiment config names, built with the config's env options (pure TypeScript).
-import { HouseEnv } from '../env/houseEnv';
-import { ShellEnv } from '../env/shellEnv';
-import { ShopEnv } from '../env/shopEnv';
+// The environment an experiment config names, built with the config's env options (pure TypeScript). A thin
+// adapter: the environments are constructed by the one factory, createEnv in ../env.
+import { createEnv } from '../env';
 import type { AgentEnv, EnvOptions } from '../env/types';
 import type { ExperimentConfig } from './config';
 
-type EnvCtor = new (options: Partial<EnvOptions>) => AgentEnv;
-
-/** Environments available in this build, by config name. */
-export const ENV_CONSTRUCTORS: Partial<Record<ExperimentConfig['env']['name'], EnvCtor>> = {
-  shell: ShellEnv,
-  house: HouseEnv,
-  shop: ShopEnv,
-};
+/** The env options an experiment config asks for (randomFacts only when on, as the environments expect). */
+function envOptionsOf(env: ExperimentConfig['env']): Partial<EnvOptions> {
+  return {
+    seed: env.seed,
+    misleadingSkillFraction: env.misleadingSkillFraction,
+    invalidActionPenalty: env.invalidActionPenalty,
+    ...(env.randomFacts ? { randomFacts: true } : {}),
+  };
+}
 
 export function createEnvFor(cfg: ExperimentConfig): AgentEnv {
-  const Ctor = ENV_CONSTRUCTORS[cfg.env.name];
-  if (!Ctor) {
-    throw new Error(
-      `env.name: environment "${cfg.env.name}" is not available in this build (available: ${Object.keys(ENV_CONSTRUCTORS).join(', ')})`,
-    );
-  }
-  return new Ctor({
-    seed: cfg.env.seed,
-    misleadingSkillFraction: cfg.env.misleadingSkillFraction,
-    invalidActionPenalty: cfg.env.invalidActionPenalty,
-    ...(cfg.env.randomFacts ? { randomFacts: true } : {}),
-  });
+  return createEnv(cfg.env.name, envOptionsOf(cfg.env));
 }

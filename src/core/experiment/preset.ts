@@ -42,7 +42,7 @@ export interface Preset {
 /** Returns the parsed JSON of preset `name`, or undefined when there is no such preset. */
 export type PresetLookup = (name: string) => unknown;
 
-export function unknownPresetMessage(name: string, available: readonly string[]): string {
+function unknownPresetMessage(name: string, available: readonly string[]): string {
   return `unknown preset "${name}" (available: ${available.join(', ')})`;
 }
 

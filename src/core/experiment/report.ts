@@ -1,6 +1,7 @@
 // report.md of a run: the key numbers of a RunSummary in Markdown (pure; the CLI writes it, the UI can show it).
 import type { ExperimentConfig } from './config';
 import type { RunSummary } from './summary';
+import { GATED_SCHEDULE_KINDS, isOneOf } from '../methodVocabulary';
 
 const pct = (x: number | null | undefined): string =>
   x === null || x === undefined || !Number.isFinite(x) ? '–' : `${(100 * x).toFixed(1)}%`;
@@ -66,7 +67,9 @@ export function formatRunReport(cfg: ExperimentConfig, s: RunSummary): string {
     );
   }
   const g = cfg.student.gate;
-  const rule = ['alignment-only', 'competence-only'].includes(s.schedule) ? ` --schedule ${s.schedule}` : '';
+  // the replay's default schedule is adaptive; the other gated schedules are named
+  const rule =
+    s.schedule !== 'adaptive' && isOneOf(GATED_SCHEDULE_KINDS, s.schedule) ? ` --schedule ${s.schedule}` : '';
   lines.push(
     '',
     `Replay this run's gate: \`npm run replay -- metrics.jsonl --teacher-performance ${s.teacherPerformance ?? 'S_T'} --window ${g.windowSize} ` +

@@ -3,7 +3,7 @@
 // triangle on the x axis in the point's colour, and a dashed line at 0.9·S_T in the colour of the first point with
 // that S_T (the mean over its runs; the negative control's universe has its own).
 // Pure string output (no DOM), so the sweep CLI writes it next to comparison.md.
-import { ci95, type CurvePoint, TARGET_FRACTION } from './sweep';
+import { ci95, type CurvePoint, TARGET_FRACTION } from './comparison';
 
 export interface PlotSeries {
   label: string;

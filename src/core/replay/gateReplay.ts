@@ -3,9 +3,11 @@
 // trainer would (a step's gap before its validation). Pure: the caller reads the files and prints the lines.
 // Files may be given whole (replayGate) or as streams of text chunks (replayGateStream): either way only the
 // columns the gate can use are kept, a few bytes per step (see RecordStore), so a log of any size fits in memory.
+// (~370 lines on purpose: the whole-file and the streaming replay share one join-and-drive loop, kept together.)
 import type { GateConfigInput } from '../gateConfig';
 import { LambdaSchedule } from '../lambdaSchedule';
-import { detectFormatOfHead, LogReader } from './logReader';
+import { GATED_SCHEDULE_KINDS, type GatedScheduleKind } from '../methodVocabulary';
+import { LogReader } from './logReader';
 import { type LogFormat, type LogSource, type LogStream, ReplayInputError } from './logRecords';
 import { quoteInput } from './quoteInput';
 import { type Column, RecordStore } from './recordStore';
@@ -14,8 +16,9 @@ import type { EvaluationLine, ReplayResult, SummaryLine } from './replayResult';
 export type { EvaluationLine, ReplayResult, SummaryLine } from './replayResult';
 export { replayLines, replayTextBlocks } from './replayResult';
 
-export const REPLAY_SCHEDULES = ['adaptive', 'alignment-only', 'competence-only'] as const;
-export type ReplaySchedule = (typeof REPLAY_SCHEDULES)[number];
+/** The schedules a replay can drive: those whose retirement the gate decides (core/methodVocabulary.ts). */
+export const REPLAY_SCHEDULES = GATED_SCHEDULE_KINDS;
+export type ReplaySchedule = GatedScheduleKind;
 
 export interface ReplayOptions {
   /** Gate config without opd_coef (the replay uses 1: λ's size does not affect when the gate fires). */
@@ -44,12 +47,7 @@ const TRIGGER_KEY = 'retire_opd/trigger_step';
 const SKIPPED_KEY = 'retire_opd/teacher_forward_skipped';
 /** Largest |gap| or |score| accepted: a token-mean log-ratio or a success rate is far smaller; beyond this a
  *  window's mean could overflow. */
-export const MAX_METRIC_MAGNITUDE = 1e12;
-
-/** Decide a file's format from its content: trainer_state.json, verl file logger, flat JSON lines, else CSV. */
-export function detectFormat(source: LogSource): LogFormat {
-  return detectFormatOfHead(source.text.replace(/^\uFEFF/, ''), true);
-}
+const MAX_METRIC_MAGNITUDE = 1e12;
 
 /** A series of finite numbers of one metric, ordered by (step, row): typed arrays, one entry per row. */
 interface Series {
@@ -62,7 +60,7 @@ interface Series {
  * Reads any number of files (whole or in chunks) into a RecordStore, then replays. The gate config is checked on
  * construction, so a bad number is reported before any file is read.
  */
-export class ReplayRun {
+class ReplayRun {
   private readonly schedule: LambdaSchedule;
   private readonly scheduleName: ReplaySchedule;
   private readonly store: RecordStore;

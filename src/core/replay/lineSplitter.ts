@@ -2,7 +2,7 @@
 // Line breaks are \n, \r\n and a lone \r (a \r at the end of a chunk waits for the next one to tell which).
 
 /** The longest line accepted (a verl line is a few kB; a longer one is not a log line and would exhaust memory). */
-export const MAX_LINE_CHARS = 16 * 1024 * 1024;
+const MAX_LINE_CHARS = 16 * 1024 * 1024;
 
 export class LineTooLongError extends Error {
   constructor(readonly line: number) {

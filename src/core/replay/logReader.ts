@@ -13,7 +13,7 @@ const HEAD_CHARS = 64 * 1024;
 /** The largest head kept while waiting for the end of the first line. */
 const MAX_HEAD_CHARS = 1024 * 1024;
 /** The largest CSV or trainer_state.json read (they are parsed whole; a JS string holds at most ~512 M chars). */
-export const MAX_DOCUMENT_CHARS = 256 * 1024 * 1024;
+const MAX_DOCUMENT_CHARS = 256 * 1024 * 1024;
 
 /** The format a file's head shows: trainer_state.json, verl file logger, flat JSON lines, else CSV. */
 export function detectFormatOfHead(head: string, complete: boolean): LogFormat {

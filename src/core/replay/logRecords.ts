@@ -18,17 +18,12 @@ export interface LogStream {
 export const LOG_FORMATS = ['jsonl', 'verl', 'csv', 'trl'] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
 
-/** One logged row: a step and its metrics (values as logged: numbers, NaN/±Infinity, strings, null, …). */
-export interface LogRecord {
-  readonly file: string;
-  /** 1-based line where the row starts. */
-  readonly line: number;
-  readonly step: number;
-  readonly values: ReadonlyMap<string, unknown>;
-}
-
-/** A row as a parser hands it on while streaming: its metrics as a plain object. */
+/**
+ * One logged row as a parser hands it on while streaming: a step and its metrics as a plain object (values as
+ * logged: numbers, NaN/±Infinity, strings, null, …).
+ */
 export interface RawRecord {
+  /** 1-based line where the row starts. */
   readonly line: number;
   readonly step: number;
   readonly values: Readonly<Record<string, unknown>>;
@@ -38,13 +33,6 @@ export interface RawRecord {
 
 /** Where a streaming parser delivers its rows, in file order. */
 export type RecordSink = (record: RawRecord) => void;
-
-export const toLogRecord = (file: string, raw: RawRecord): LogRecord => ({
-  file,
-  line: raw.line,
-  step: raw.step,
-  values: new Map(Object.entries(raw.values).filter(([key]) => key !== raw.skip)),
-});
 
 /**
  * Bad input the user can fix; printed as `FILE:LINE: message` (`FILE: message` when line is 0: the whole file).

@@ -6,15 +6,7 @@
 // Several files are joined on the step by the caller. Line numbers are the file's own lines, also after quoted cells
 // that span several lines (papaparse's cursor gives where each row starts).
 import Papa from 'papaparse';
-import {
-  checkStep,
-  type LogRecord,
-  type RawRecord,
-  type RecordSink,
-  ReplayInputError,
-  StepOrder,
-  toLogRecord,
-} from './logRecords';
+import { checkStep, type RecordSink, ReplayInputError, StepOrder } from './logRecords';
 import { quoteInput } from './quoteInput';
 
 const STEP_COLUMN = /^(step|_step|global_step)$/i;
@@ -24,7 +16,7 @@ const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 const MAX_PATTERN_HEADER = 1000;
 
 /** A cell as a number where it is one (nan/inf spelled as Python, pandas or TensorBoard write them). */
-export function parseCell(cell: string): unknown {
+function parseCell(cell: string): unknown {
   const text = cell.trim();
   if (text === '') return undefined;
   if (NUMBER.test(text)) return Number(text);
@@ -36,7 +28,7 @@ export function parseCell(cell: string): unknown {
 }
 
 /** The metric a TensorBoard single-scalar export holds, from its file name. */
-export function tensorboardTag(file: string): string {
+function tensorboardTag(file: string): string {
   const base = (file.split(/[\\/]/).pop() ?? file).replace(/\.csv$/i, '');
   const tag = /(?:^|[-_])tag-(.+)$/.exec(base);
   return tag?.[1] ?? base;
@@ -147,10 +139,4 @@ function readHeader(file: string, line: number, row: string[]) {
     }
   });
   return { line, fields, keys, stepColumn };
-}
-
-export function parseCsv(file: string, text: string): LogRecord[] {
-  const records: LogRecord[] = [];
-  readCsv(file, text, (raw: RawRecord) => records.push(toLogRecord(file, raw)));
-  return records;
 }

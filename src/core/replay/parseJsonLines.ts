@@ -4,15 +4,7 @@
 //   verl  — verl's file logger, `{"step": k, "data": {"skillsd/teacher_student_gap_mean": g, …}}`.
 // Read line by line as chunks arrive: memory holds one line, whatever the file's size.
 import { LineSplitter, LineTooLongError } from './lineSplitter';
-import {
-  checkStep,
-  type LogRecord,
-  type RawRecord,
-  type RecordSink,
-  ReplayInputError,
-  StepOrder,
-  toLogRecord,
-} from './logRecords';
+import { checkStep, type RecordSink, ReplayInputError, StepOrder } from './logRecords';
 import { JsonSyntaxError, parsePythonJson } from './pythonJson';
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -66,20 +58,6 @@ export class JsonLinesParser {
     if (this.format === 'verl') this.sink({ line, step, values: parsed.data as Record<string, unknown> });
     else this.sink({ line, step, values: parsed, skip: 'step' });
   }
-}
-
-export function parseJsonLines(file: string, text: string, format: 'jsonl' | 'verl'): LogRecord[] {
-  const records: LogRecord[] = [];
-  const parser = new JsonLinesParser(file, format, (raw: RawRecord) => records.push(toLogRecord(file, raw)));
-  parser.push(text);
-  parser.end();
-  return records;
-}
-
-/** Whether a JSON-lines text looks like verl's file logger (judged on its first non-blank line). */
-export function looksLikeVerl(text: string): boolean {
-  const first = text.split(/\r?\n|\r/).find((l) => l.trim() !== '');
-  return first !== undefined && verlObject(first);
 }
 
 /** Whether one line is a verl file-logger object {"step": …, "data": {…}}. */

@@ -1,21 +1,13 @@
 // TRL / Hugging Face Trainer's `trainer_state.json`: `{"log_history": [{"step": k, "loss": …}, {"step": k,
 // "eval_…": …}, …], …}`. Training and evaluation entries of one step are separate objects; both become records.
-import {
-  checkStep,
-  type LogRecord,
-  type RawRecord,
-  type RecordSink,
-  ReplayInputError,
-  StepOrder,
-  toLogRecord,
-} from './logRecords';
+import { checkStep, type RecordSink, ReplayInputError, StepOrder } from './logRecords';
 import { JsonSyntaxError, parsePythonJson } from './pythonJson';
 
 /**
  * 1-based line on which each element of the "log_history" array starts, found by scanning the text (JSON.parse
  * keeps no positions). Returns [] when the array cannot be located.
  */
-export function logHistoryLines(text: string): number[] {
+function logHistoryLines(text: string): number[] {
   const key = /"log_history"\s*:\s*\[/.exec(text);
   if (key === null) return [];
   const starts: number[] = [];
@@ -69,10 +61,4 @@ export function readTrainerState(file: string, text: string, sink: RecordSink): 
     order.check(line, step);
     sink({ line, step, values });
   });
-}
-
-export function parseTrainerState(file: string, text: string): LogRecord[] {
-  const records: LogRecord[] = [];
-  readTrainerState(file, text, (raw: RawRecord) => records.push(toLogRecord(file, raw)));
-  return records;
 }

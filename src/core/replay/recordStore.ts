@@ -66,7 +66,7 @@ export class Column {
   }
 }
 
-export const normaliseKey = (key: string) =>
+const normaliseKey = (key: string) =>
   key
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '_')

@@ -1,5 +1,5 @@
 // What a replay produces: one line per evaluated window, then a summary; and how those lines are printed.
-import type { ReplaySchedule } from './gateReplay';
+import type { GatedScheduleKind } from '../methodVocabulary';
 
 export interface EvaluationLine {
   readonly type: 'evaluation';
@@ -24,7 +24,8 @@ export interface SummaryLine {
   readonly evaluations: number;
   /** Training steps after the trigger: teacher forward passes a retiring run would not have made. */
   readonly teacher_forward_steps_saved: number;
-  readonly schedule: ReplaySchedule;
+  /** the gate schedule replayed (gateReplay's ReplaySchedule) */
+  readonly schedule: GatedScheduleKind;
   readonly format: string;
   readonly gap_key: string;
   readonly val_key: string;

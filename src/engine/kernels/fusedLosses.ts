@@ -3,6 +3,7 @@
 // values, gradients and statistics as the composed versions (checked in test/engine/kernels/fusedLosses.test.ts);
 // the loss modules call these when useFusedKernels() is true. Shapes follow ../losses/README.md.
 import * as tf from '@tensorflow/tfjs';
+import type { OpdInputs } from '../losses/lossTypes';
 import { GRPO_STATS, grpoReduce } from './webgpuGrpoReduce';
 import { OPD_STATS, opdReduce } from './webgpuOpdReduce';
 import { SFT_STATS, sftReduce } from './webgpuSftReduce';
@@ -99,14 +100,7 @@ export function fusedGrpoLoss(
 
 /** opdLoss (../losses/opdLoss.ts) fused. estimator code: 0 k3, 1 full (needs teacherLogits), 2 naive. */
 export function fusedOpdLoss(
-  inputs: {
-    logits: tf.Tensor;
-    targets: tf.Tensor;
-    targetClasses: tf.Tensor;
-    oldLogProbs: tf.Tensor;
-    teacherLogProbs: tf.Tensor;
-    teacherLogits?: tf.Tensor;
-  },
+  inputs: OpdInputs,
   config: { estimator: 0 | 1 | 2; logRatioCap: number; negEllCap: number },
 ): { loss: tf.Scalar; stats: Record<(typeof OPD_STATS)[number], tf.Scalar> } {
   return tf.tidy(() => {

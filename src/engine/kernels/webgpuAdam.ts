@@ -14,8 +14,8 @@ import * as tf from '@tensorflow/tfjs';
 import { useFusedKernels } from './kernelSwitch';
 import { asWebgpuBackend, flatProgram, type UniformValue } from './webgpuProgram';
 
-export const ADAM_MOMENT_KERNEL = 'RetireAdamMoment';
-export const ADAM_UPDATE_KERNEL = 'RetireAdamUpdate';
+const ADAM_MOMENT_KERNEL = 'RetireAdamMoment';
+const ADAM_UPDATE_KERNEL = 'RetireAdamUpdate';
 
 function run(
   backend: unknown,

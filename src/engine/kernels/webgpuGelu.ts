@@ -7,7 +7,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { asWebgpuBackend, f32, flatProgram } from './webgpuProgram';
 
-export const GELU_KERNEL = 'RetireGelu';
+const GELU_KERNEL = 'RetireGelu';
 const GELU_GRAD = 'RetireGeluGrad';
 
 function erfAndCdf(): string {

@@ -4,7 +4,7 @@
 //   → [8] loss, policyLoss, kl, clipFracLow, clipFracHigh, ratioMean, entropy, actionTokens
 // One kernel name without and one with the reference log-probs (tfjs saves gradient inputs by name).
 import * as tf from '@tensorflow/tfjs';
-import { asWebgpuBackend, type UniformValue } from './webgpuProgram';
+import { type UniformValue } from './webgpuProgram';
 import {
   checkCls,
   GRAD,
@@ -14,10 +14,11 @@ import {
   perSequenceProgram,
   reduceCode,
   reduceProgram,
+  runReduction,
   reductionGrad,
 } from './webgpuReduction';
 
-export const GRPO_REDUCE_KERNEL = 'RetireGrpoReduce';
+const GRPO_REDUCE_KERNEL = 'RetireGrpoReduce';
 const REF = 'Ref';
 export const GRPO_STATS = [
   'loss',
@@ -115,8 +116,7 @@ const grpoForward: tf.KernelFunc = ({ inputs, backend, attrs }) => {
   );
   const key = `${GRPO_REDUCE_KERNEL}_${a.aggregation}_${a.hasRef ? 1 : 0}${a.hasEntropy ? 1 : 0}${a.klCoef > 0 ? 1 : 0}`;
   const program = reduceProgram(key, names, 8, code, grpoUniforms);
-  const ins = names.map((n) => input(inputs, n, GRPO_REDUCE_KERNEL));
-  return asWebgpuBackend(backend, GRPO_REDUCE_KERNEL).runWebGPUProgram(program, ins, 'float32', grpoUniformValues(a));
+  return runReduction(backend, GRPO_REDUCE_KERNEL, program, inputs, names, grpoUniformValues(a));
 };
 
 const grpoBackward: tf.KernelFunc = ({ inputs, backend, attrs }) => {
@@ -163,8 +163,7 @@ const grpoBackward: tf.KernelFunc = ({ inputs, backend, attrs }) => {
   }`;
   const key = `${kernel}_${a.aggregation}_${a.hasRef ? 1 : 0}${a.hasEntropy ? 1 : 0}${klOn ? 1 : 0}`;
   const program = perSequenceProgram(key, names, rows.shape.slice(), B, code, grpoUniforms);
-  const ins = names.map((n) => input(inputs, n, kernel));
-  return asWebgpuBackend(backend, kernel).runWebGPUProgram(program, ins, 'float32', grpoUniformValues(a));
+  return runReduction(backend, kernel, program, inputs, names, grpoUniformValues(a));
 };
 
 export const grpoKernelConfigs: tf.KernelConfig[] = [

@@ -9,7 +9,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { asWebgpuBackend, f32, flatProgram } from './webgpuProgram';
 
-export const LAYER_NORM_KERNEL = 'RetireLayerNorm';
+const LAYER_NORM_KERNEL = 'RetireLayerNorm';
 const GRAD_X = 'RetireLayerNormGradX';
 const STATS = 'RetireLayerNormStats';
 const GRAD_GAMMA = 'RetireLayerNormGradGamma';

@@ -3,7 +3,7 @@
 //   'RetireOpdReduce' rows = lp [B·T] or [2, B·T] (lp, full KL), tlp [B, T], old [B, T], cls [B, T]
 //   → [5] loss, gap, k3, ratioMean, actionTokens
 import * as tf from '@tensorflow/tfjs';
-import { asWebgpuBackend, f32 } from './webgpuProgram';
+import { f32 } from './webgpuProgram';
 import {
   checkCls,
   GRAD,
@@ -13,10 +13,11 @@ import {
   perSequenceProgram,
   reduceCode,
   reduceProgram,
+  runReduction,
   reductionGrad,
 } from './webgpuReduction';
 
-export const OPD_REDUCE_KERNEL = 'RetireOpdReduce';
+const OPD_REDUCE_KERNEL = 'RetireOpdReduce';
 export const OPD_STATS = ['loss', 'gap', 'k3', 'ratioMean', 'actionTokens'] as const;
 
 export type OpdEstimatorCode = 0 | 1 | 2; // k3, full, naive
@@ -65,8 +66,7 @@ const opdForward: tf.KernelFunc = ({ inputs, backend, attrs }) => {
       result[4] = s[4];`,
   );
   const program = reduceProgram(`${OPD_REDUCE_KERNEL}_${a.estimator}`, OPD_NAMES, 5, code);
-  const ins = OPD_NAMES.map((n) => input(inputs, n, OPD_REDUCE_KERNEL));
-  return asWebgpuBackend(backend, OPD_REDUCE_KERNEL).runWebGPUProgram(program, ins, 'float32');
+  return runReduction(backend, OPD_REDUCE_KERNEL, program, inputs, OPD_NAMES);
 };
 
 const opdBackward: tf.KernelFunc = ({ inputs, backend, attrs }) => {
@@ -107,8 +107,7 @@ const opdBackward: tf.KernelFunc = ({ inputs, backend, attrs }) => {
     }
   }`;
   const program = perSequenceProgram(`${kernel}_${a.estimator}`, names, rows.shape.slice(), B, code);
-  const ins = names.map((n) => input(inputs, n, kernel));
-  return asWebgpuBackend(backend, kernel).runWebGPUProgram(program, ins, 'float32');
+  return runReduction(backend, kernel, program, inputs, names);
 };
 
 export const opdKernelConfigs: tf.KernelConfig[] = [

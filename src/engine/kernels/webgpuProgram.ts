@@ -37,7 +37,7 @@ export interface WebgpuBackendLike {
 }
 
 /** The most storage buffers (inputs + output) any program here binds; WebGPU's default per-stage limit. */
-export const MAX_STORAGE_BUFFERS = 8;
+const MAX_STORAGE_BUFFERS = 8;
 
 /**
  * A program over a flat output of `outputShape`: one invocation per element (or per `threads` invocations when

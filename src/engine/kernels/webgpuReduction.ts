@@ -6,12 +6,12 @@
 // (…saved inputs, dy [K], fwd [K]) and return d rows.
 import * as tf from '@tensorflow/tfjs';
 import { TokenClass } from '../../core/env/types';
-import { flatProgram } from './webgpuProgram';
+import { asWebgpuBackend, flatProgram, type UniformValue } from './webgpuProgram';
 
 export const GRAD = 'Grad';
 
 /** invocations of the single reduction workgroup (one per sequence, looping when B is larger) */
-export const WG = 64;
+const WG = 64;
 
 export const IS_ACTION = `(c == ${TokenClass.actionHead} || c == ${TokenClass.actionArg})`;
 export const IS_OBS = `(c == ${TokenClass.observation})`;
@@ -65,6 +65,19 @@ export function input(inputs: tf.NamedTensorInfoMap, name: string, kernel: strin
   const t = inputs[name];
   if (t === undefined) throw new Error(`${kernel}: missing input '${name}'`);
   return t;
+}
+
+/** Run `program` on the webgpu backend over `inputs[names…]` (in that order): the reductions' one launch path. */
+export function runReduction(
+  backend: unknown,
+  kernel: string,
+  program: ReturnType<typeof flatProgram>,
+  inputs: tf.NamedTensorInfoMap,
+  names: readonly string[],
+  uniforms?: UniformValue[],
+): tf.TensorInfo {
+  const ins = names.map((n) => input(inputs, n, kernel));
+  return asWebgpuBackend(backend, kernel).runWebGPUProgram(program, ins, 'float32', uniforms);
 }
 
 export function checkCls(cls: tf.TensorInfo, kernel: string): [number, number] {

@@ -2,7 +2,7 @@
 //   'RetireSftReduce' lp [B, T], cls [B, T] → [5] loss, actionCE, observationCE, actionTokens, observationTokens
 // loss = −mean_b Σ_t w·lp / max(1, Σ_t w), w = wAct on action targets, wObs on observation targets.
 import * as tf from '@tensorflow/tfjs';
-import { asWebgpuBackend, type UniformValue } from './webgpuProgram';
+import { type UniformValue } from './webgpuProgram';
 import {
   checkCls,
   GRAD,
@@ -13,10 +13,11 @@ import {
   perSequenceProgram,
   reduceCode,
   reduceProgram,
+  runReduction,
   reductionGrad,
 } from './webgpuReduction';
 
-export const SFT_REDUCE_KERNEL = 'RetireSftReduce';
+const SFT_REDUCE_KERNEL = 'RetireSftReduce';
 export const SFT_STATS = ['loss', 'actionCE', 'observationCE', 'actionTokens', 'observationTokens'] as const;
 
 interface SftAttrs {
@@ -53,8 +54,7 @@ const sftForward: tf.KernelFunc = ({ inputs, backend, attrs }) => {
       result[4] = s[4];`,
   );
   const program = reduceProgram(SFT_REDUCE_KERNEL, names, 5, code, sftUniforms);
-  const ins = names.map((n) => input(inputs, n, SFT_REDUCE_KERNEL));
-  return asWebgpuBackend(backend, SFT_REDUCE_KERNEL).runWebGPUProgram(program, ins, 'float32', sftUniformValues(a));
+  return runReduction(backend, SFT_REDUCE_KERNEL, program, inputs, names, sftUniformValues(a));
 };
 
 const sftBackward: tf.KernelFunc = ({ inputs, backend, attrs }) => {
@@ -87,8 +87,7 @@ const sftBackward: tf.KernelFunc = ({ inputs, backend, attrs }) => {
     }
   }`;
   const program = perSequenceProgram(kernel, names, [B, T], B, code, sftUniforms);
-  const ins = names.map((n) => input(inputs, n, kernel));
-  return asWebgpuBackend(backend, kernel).runWebGPUProgram(program, ins, 'float32', sftUniformValues(a));
+  return runReduction(backend, kernel, program, inputs, names, sftUniformValues(a));
 };
 
 export const sftKernelConfigs: tf.KernelConfig[] = [

@@ -19,12 +19,10 @@
 import * as tf from '@tensorflow/tfjs';
 import { asWebgpuBackend, flatProgram } from './webgpuProgram';
 
-export const ROW_STATS_KERNEL = 'RetireRowStats';
-export const ROW_STATS_GRAD_KERNEL = 'RetireRowStatsGrad';
+const ROW_STATS_KERNEL = 'RetireRowStats';
+const ROW_STATS_GRAD_KERNEL = 'RetireRowStatsGrad';
 
 export type RowStatsMode = 'lp' | 'ent' | 'lpEnt' | 'kl' | 'lpKl';
-export const ROW_STATS_MODES: readonly RowStatsMode[] = ['lp', 'ent', 'lpEnt', 'kl', 'lpKl'];
-
 interface ModeLayout {
   /** output planes, in order */
   planes: ('lp' | 'ent' | 'kl')[];
@@ -32,7 +30,7 @@ interface ModeLayout {
   hasTeacher: boolean;
 }
 
-export function modeLayout(mode: RowStatsMode): ModeLayout {
+function modeLayout(mode: RowStatsMode): ModeLayout {
   const planes = { lp: ['lp'], ent: ['ent'], lpEnt: ['lp', 'ent'], kl: ['kl'], lpKl: ['lp', 'kl'] }[mode] as
     ModeLayout['planes'] | undefined;
   if (planes === undefined) throw new Error(`${ROW_STATS_KERNEL}: unknown mode '${String(mode)}'`);
@@ -40,7 +38,7 @@ export function modeLayout(mode: RowStatsMode): ModeLayout {
 }
 
 /** Output shape of a mode for R rows: [R] with one plane, [planes, R] otherwise. */
-export function rowStatsShape(mode: RowStatsMode, rows: number): number[] {
+function rowStatsShape(mode: RowStatsMode, rows: number): number[] {
   const n = modeLayout(mode).planes.length;
   return n === 1 ? [rows] : [n, rows];
 }
@@ -194,7 +192,7 @@ const rowStatsGradKernel: tf.KernelFunc = ({ inputs, backend, attrs }) => {
 };
 
 /** Forward kernel name of a mode: one name per input set (tfjs saves inputs for the gradient by name). */
-export function rowStatsKernelName(mode: RowStatsMode): string {
+function rowStatsKernelName(mode: RowStatsMode): string {
   const l = modeLayout(mode);
   return `${ROW_STATS_KERNEL}${l.hasTargets ? 'T' : ''}${l.hasTeacher ? 'Q' : ''}`;
 }

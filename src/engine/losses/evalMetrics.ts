@@ -5,7 +5,7 @@ import { TOKEN_CLASS_NAMES, TokenClass } from '../../core/env/types';
 import { classMask, maskedMean } from './lossTypes';
 import { tokenEntropy, tokenLogProbs } from './tokenLogProbs';
 
-export const NUM_TOKEN_CLASSES = TOKEN_CLASS_NAMES.length;
+const NUM_TOKEN_CLASSES = TOKEN_CLASS_NAMES.length;
 
 /**
  * Mean next-token entropy (nats) per class of the TARGET at each position, and the number of positions per class.

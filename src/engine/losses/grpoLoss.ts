@@ -10,17 +10,14 @@
 // seq-mean-token-sum. Clip fractions follow TRL's definition: low = r < 1 − ε_low with Â < 0, high = r > 1 + ε_high
 // with Â > 0 (the tokens whose gradient the clip removes), as fractions of the action tokens.
 import * as tf from '@tensorflow/tfjs';
+import { GRPO_AGGREGATIONS, type GrpoAggregation, isOneOf } from '../../core/methodVocabulary';
 import { fusedGrpoLoss } from '../kernels/fusedLosses';
 import { useFusedKernels } from '../kernels/registerWebgpuKernels';
 import { actionMask, maskedMean, type LossOutput } from './lossTypes';
 import { tokenEntropy, tokenLogProbs } from './tokenLogProbs';
 
-export type TokenAggregation = 'token-mean' | 'seq-mean-token-mean' | 'seq-mean-token-sum';
-export const TOKEN_AGGREGATIONS: readonly TokenAggregation[] = [
-  'token-mean',
-  'seq-mean-token-mean',
-  'seq-mean-token-sum',
-];
+/** verl's token aggregations; the names are declared in core/methodVocabulary.ts (GRPO_AGGREGATIONS) */
+export type TokenAggregation = GrpoAggregation;
 
 /** code of each aggregation in the fused webgpu reduction (../kernels/webgpuLossReductions.ts) */
 const AGGREGATION_CODE = { 'token-mean': 0, 'seq-mean-token-sum': 1, 'seq-mean-token-mean': 2 } as const;
@@ -37,7 +34,7 @@ export interface GrpoLossConfig {
   computeEntropy: boolean;
 }
 
-export const DEFAULT_GRPO_LOSS_CONFIG: Readonly<GrpoLossConfig> = {
+const DEFAULT_GRPO_LOSS_CONFIG: Readonly<GrpoLossConfig> = {
   clipLow: 0.2,
   clipHigh: 0.2,
   aggregation: 'token-mean',
@@ -79,16 +76,16 @@ export function resolveGrpoLossConfig(partial: Partial<GrpoLossConfig> = {}): Gr
     throw new Error(`GRPO loss config: clipHigh must be finite and ≥ 0, got ${c.clipHigh}`);
   if (!(c.klCoef >= 0 && Number.isFinite(c.klCoef)))
     throw new Error(`GRPO loss config: klCoef must be finite and ≥ 0, got ${c.klCoef}`);
-  if (!TOKEN_AGGREGATIONS.includes(c.aggregation)) {
+  if (!isOneOf(GRPO_AGGREGATIONS, c.aggregation)) {
     throw new Error(
-      `GRPO loss config: aggregation must be one of ${TOKEN_AGGREGATIONS.join(', ')}, got "${String(c.aggregation)}"`,
+      `GRPO loss config: aggregation must be one of ${GRPO_AGGREGATIONS.join(', ')}, got "${String(c.aggregation)}"`,
     );
   }
   return c;
 }
 
 /** Aggregates a per-token loss [B, T] over a mask [B, T] the way verl's agg_loss does (empty sequences count 0). */
-export function aggregateTokens(perToken: tf.Tensor, mask: tf.Tensor, mode: TokenAggregation): tf.Scalar {
+function aggregateTokens(perToken: tf.Tensor, mask: tf.Tensor, mode: TokenAggregation): tf.Scalar {
   return tf.tidy(() => {
     if (mode === 'token-mean') return maskedMean(perToken, mask);
     const seqSum = tf.sum(tf.mul(perToken, mask), 1); // [B]
@@ -98,7 +95,7 @@ export function aggregateTokens(perToken: tf.Tensor, mask: tf.Tensor, mode: Toke
 }
 
 /** k3 estimate of KL(πθ ‖ π_ref) per token from log-probs of the sampled tokens (≥ 0; log-ratio clamped to ±20). */
-export function k3KL(logProbs: tf.Tensor, refLogProbs: tf.Tensor): tf.Tensor {
+function k3KL(logProbs: tf.Tensor, refLogProbs: tf.Tensor): tf.Tensor {
   return tf.tidy(() => {
     const d = tf.clipByValue(tf.sub(refLogProbs, logProbs), -20, 20);
     return tf.sub(tf.sub(tf.exp(d), d), 1);

@@ -120,3 +120,19 @@ export function valueAndGradsWithStats<K extends string>(
   if (stats === undefined) throw new Error('valueAndGradsWithStats: the loss function returned no statistics');
   return { value, grads, stats };
 }
+
+/** Inputs of the OPD loss (opdLoss.ts) and its fused webgpu form (../kernels/fusedLosses.ts). */
+export interface OpdInputs {
+  /** [B, T, V] student logits */
+  logits: tf.Tensor;
+  /** [B, T] int32 sampled targets */
+  targets: tf.Tensor;
+  /** [B, T] int32 class of each target */
+  targetClasses: tf.Tensor;
+  /** [B, T] log π_old(targets) from the rollout (the sampling policy) */
+  oldLogProbs: tf.Tensor;
+  /** [B, T] log πT(targets | c+), aligned to the student's targets (teacher position = student position + skill length) */
+  teacherLogProbs: tf.Tensor;
+  /** [B, T, V] teacher logits or log-probs over the vocabulary (normalised here); required by 'full' */
+  teacherLogits?: tf.Tensor;
+}

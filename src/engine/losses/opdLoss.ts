@@ -13,42 +13,28 @@
 //           is ZERO (E_{y∼π}[∇ log π(y)] = 0): it only adds noise. Never a default; kept to show why k3 exists.
 import * as tf from '@tensorflow/tfjs';
 import { TokenClass } from '../../core/env/types';
+import { isOneOf, OPD_ESTIMATORS, type OpdEstimator } from '../../core/methodVocabulary';
 import { fusedOpdLoss, fusedRowStats } from '../kernels/fusedLosses';
 import { useFusedKernels } from '../kernels/registerWebgpuKernels';
-import { actionMask, maskedMean, type LossOutput } from './lossTypes';
+import { actionMask, maskedMean, type LossOutput, type OpdInputs } from './lossTypes';
 import { tokenLogProbs } from './tokenLogProbs';
 
-export type OpdEstimator = 'k3' | 'full' | 'naive';
-export const OPD_ESTIMATORS: readonly OpdEstimator[] = ['k3', 'full', 'naive'];
+// the estimator names are declared in core/methodVocabulary.ts; the type is re-exported for the trainer
+export type { OpdEstimator };
 export const DEFAULT_OPD_ESTIMATOR: OpdEstimator = 'k3';
-
-export interface OpdInputs {
-  /** [B, T, V] student logits */
-  logits: tf.Tensor;
-  /** [B, T] int32 sampled targets */
-  targets: tf.Tensor;
-  /** [B, T] int32 class of each target */
-  targetClasses: tf.Tensor;
-  /** [B, T] log π_old(targets) from the rollout (the sampling policy) */
-  oldLogProbs: tf.Tensor;
-  /** [B, T] log πT(targets | c+), aligned to the student's targets (teacher position = student position + skill length) */
-  teacherLogProbs: tf.Tensor;
-  /** [B, T, V] teacher logits or log-probs over the vocabulary (normalised here); required by 'full' */
-  teacherLogits?: tf.Tensor;
-}
 
 export type OpdStat = 'loss' | 'gap' | 'k3' | 'ratioMean' | 'actionTokens';
 
 /** Clamp on log πθ − log π_old inside ρ, and on −ℓ inside k3 (the public code's constants). */
-export const OPD_LOG_RATIO_CAP = 10;
-export const OPD_NEG_ELL_CAP = 20;
+const OPD_LOG_RATIO_CAP = 10;
+const OPD_NEG_ELL_CAP = 20;
 
 /**
  * The OPD loss with the chosen estimator. Stats: loss, gap (g_k), k3 (mean k3 summand without ρ, a KL estimate),
  * ratioMean (mean ρ), actionTokens. All means are over the batch's action tokens.
  */
 export function opdLoss(inputs: OpdInputs, estimator: OpdEstimator = DEFAULT_OPD_ESTIMATOR): LossOutput<OpdStat> {
-  if (!OPD_ESTIMATORS.includes(estimator)) {
+  if (!isOneOf(OPD_ESTIMATORS, estimator)) {
     throw new Error(`opdLoss: estimator must be one of ${OPD_ESTIMATORS.join(', ')}, got "${String(estimator)}"`);
   }
   if (estimator === 'full' && inputs.teacherLogits === undefined) {

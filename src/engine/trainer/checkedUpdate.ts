@@ -26,7 +26,7 @@ export interface CheckedUpdateResult<K extends string> {
 }
 
 /** Σ over tensors of Σ g²: one scalar (tf.addN; on webgpu the lab's AddN sums within the storage-buffer limit). */
-export function sumOfSquares(tensors: readonly tf.Tensor[]): tf.Scalar {
+function sumOfSquares(tensors: readonly tf.Tensor[]): tf.Scalar {
   return tf.tidy(() =>
     tensors.length === 0 ? tf.scalar(0) : (tf.addN(tensors.map((g) => tf.sum(tf.square(g)))) as tf.Scalar),
   );

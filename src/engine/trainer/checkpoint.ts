@@ -20,11 +20,12 @@
 import * as tf from '@tensorflow/tfjs';
 import { z } from 'zod';
 import { CheckpointError, UserError } from '../../core/errors';
+import type { HostTensor } from '../hostTensor';
 
 export { CheckpointError };
 
-export const CHECKPOINT_FORMAT = 'retirelab-checkpoint';
-export const CHECKPOINT_VERSION = 1;
+const CHECKPOINT_FORMAT = 'retirelab-checkpoint';
+const CHECKPOINT_VERSION = 1;
 
 /** Files of one checkpoint, by file name. */
 export type CheckpointFiles = Map<string, Uint8Array>;
@@ -76,13 +77,6 @@ export class MemoryCheckpointStorage implements CheckpointStorage {
     this.store.delete(name);
     if (this.last === name) this.last = null;
   }
-}
-
-/** Host copy of a tensor: enough to rebuild it bit-exactly. */
-export interface HostTensor {
-  shape: number[];
-  dtype: 'float32' | 'int32';
-  data: Float32Array | Int32Array;
 }
 
 export interface CheckpointContent<S> {
@@ -248,9 +242,9 @@ export function firstNonFinite(content: Pick<CheckpointContent<unknown>, 'models
 
 // ---------------------------------------------------------------- manifest
 
-export const MANIFEST_FILE = 'manifest.json';
-export const MANIFEST_FORMAT = 'retirelab-checkpoint-manifest';
-export const MANIFEST_VERSION = 1;
+const MANIFEST_FILE = 'manifest.json';
+const MANIFEST_FORMAT = 'retirelab-checkpoint-manifest';
+const MANIFEST_VERSION = 1;
 
 /** manifest.json: what the checkpoint is, and the length and SHA-256 (hex) of every other file. */
 export interface CheckpointManifest {
@@ -338,22 +332,4 @@ export async function verifyCheckpoint(
     if (name !== MANIFEST_FILE && !Object.hasOwn(manifest.files, name))
       throw new CheckpointError(`${where}: ${name} is not listed in ${MANIFEST_FILE}`);
   return manifest;
-}
-
-/** Download named tensors to host arrays (one read per tensor; checkpoints are rare). */
-export async function toHost(tensors: Record<string, tf.Tensor>): Promise<Record<string, HostTensor>> {
-  const out: Record<string, HostTensor> = {};
-  for (const [name, t] of Object.entries(tensors)) {
-    const dtype = t.dtype === 'int32' ? 'int32' : 'float32';
-    const raw = await t.data();
-    out[name] = { shape: [...t.shape], dtype, data: dtype === 'int32' ? Int32Array.from(raw) : Float32Array.from(raw) };
-  }
-  return out;
-}
-
-/** Host arrays back to tensors (the caller owns and disposes them). */
-export function fromHost(host: Record<string, HostTensor>): Record<string, tf.Tensor> {
-  const out: Record<string, tf.Tensor> = {};
-  for (const [name, h] of Object.entries(host)) out[name] = tf.tensor(h.data, h.shape, h.dtype);
-  return out;
 }

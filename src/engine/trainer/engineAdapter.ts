@@ -2,27 +2,14 @@
 // explicit epsilon and bit-exact checkpointable state). Two adaptations live here:
 //  - Alignment: rollout.ts stores per-token arrays at the token's own position (log-prob of token t at t); the
 //    losses want them at the position that PREDICTS it (target t = token t + 1). Shifted by one here.
-//  - The teacher's view: rollout.ts samples from the student prefix only. For the teacher stage (the teacher
-//    samples WITH its skill) the adapter hands rollout.ts tasks whose prompt starts with the fixed-length skill
-//    segment (`<skill> … <pad>… <bos> prompt…`, exactly the teacher stream of env/types.ts) and an env view whose
-//    context budget is larger by the skill length, then strips the S skill positions from the result so the
-//    trainer always receives student-view streams. (If rollout.ts gains a native skill option, use it here.)
+//  - The teacher's view: the teacher stage samples with rollout.ts's `withSkill` option (the skill segment in front;
+//    teacherView.ts); the S skill positions are stripped from the result, so the trainer always receives
+//    student-view streams.
 import * as tf from '@tensorflow/tfjs';
-import type { AgentEnv, Task } from '../../core/env/types';
+import type { AgentEnv } from '../../core/env/types';
 import { createAdam, getAdamState, setAdamState } from '../optimizer';
 import { rollout, type RolloutBatch } from '../rollout';
 import type { EnginePort, RolloutOutput, RolloutRequest, TrainerOptimizer } from './enginePort';
-
-/** An env whose limits allow S more context tokens (the skill segment); everything else is the env itself. */
-function withSkillBudget(env: AgentEnv, S: number): AgentEnv {
-  return Object.create(env, {
-    limits: { value: { ...env.limits, contextTokens: env.limits.contextTokens + S }, enumerable: true },
-  }) as AgentEnv;
-}
-
-function skillTask(task: Task): Task {
-  return { ...task, promptTokens: [...task.skillTokens, ...task.promptTokens] };
-}
 
 /** Convert a RolloutBatch to the trainer's view: drop `S` leading positions, shift per-token arrays to targets. */
 export function toRolloutOutput(b: RolloutBatch, S: number): RolloutOutput {
@@ -59,18 +46,16 @@ export function toRolloutOutput(b: RolloutBatch, S: number): RolloutOutput {
 }
 
 export function createEnginePort(env: AgentEnv): EnginePort {
-  const S = env.limits.skillTokens;
-  const teacherEnv = withSkillBudget(env, S);
   return {
     async rollout(req: RolloutRequest): Promise<RolloutOutput> {
-      const tasks = req.withSkill ? req.tasks.map(skillTask) : req.tasks;
-      const batch = await rollout(req.policy, req.withSkill ? teacherEnv : env, tasks, {
+      const batch = await rollout(req.policy, env, req.tasks, {
         groupSize: 1,
         temperature: req.temperature,
         topP: 1,
         seed: req.seed >>> 0,
+        withSkill: req.withSkill,
       });
-      return toRolloutOutput(batch, req.withSkill ? S : 0);
+      return toRolloutOutput(batch, batch.skillTokens);
     },
     createOptimizer(learningRate: number): TrainerOptimizer {
       const opt = createAdam({ learningRate });

@@ -3,11 +3,11 @@
 import type { GateEvaluation, GateWindow } from '../../core/retirementGate';
 import type { PolicyEvaluation, RunSummary } from '../../core/experiment/summary';
 
-/** The pipeline's stages, in order (METHODS.md §1, §5, §4, §6). */
+/** The pipeline's stages, in order (docs/METHODS.md §1, §5, §4, §6). */
 export const STAGE_NAMES = ['demonstrations', 'sft', 'teacher', 'student', 'evaluation'] as const;
 export type StageName = (typeof STAGE_NAMES)[number];
 
-/** One flat metrics line: what a metrics.jsonl line holds (`step` plus METHODS.md metric keys). */
+/** One flat metrics line: what a metrics.jsonl line holds (`step` plus docs/METHODS.md metric keys). */
 export type MetricsLine = { step: number } & Record<string, number>;
 
 export type TrainerEvent =

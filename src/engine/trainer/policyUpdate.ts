@@ -1,5 +1,5 @@
-// One policy-gradient update from a rollout: GRPO (METHODS.md §2) plus, for the student, λ_opd · OPD against the
-// frozen skill-conditioned teacher (§3). Also the gap statistic g_k that feeds the retirement gate. Every loss term
+// One policy-gradient update from a rollout: GRPO (docs/METHODS.md §2) plus, for the student, λ_opd · OPD against
+// the frozen skill-conditioned teacher (§3; its log-probs come from teacherView.ts). Also the gap statistic g_k that feeds the retirement gate. Every loss term
 // and the gradient norm are checked (checkedUpdate.ts) BEFORE the optimizer touches the weights, so a failing step
 // leaves the model (and the last checkpoint) as they were.
 import * as tf from '@tensorflow/tfjs';
@@ -13,27 +13,14 @@ import type { PolicyModel } from '../model';
 import type { RolloutOutput, TrainerOptimizer } from './enginePort';
 import { checkedUpdate } from './checkedUpdate';
 import type { StageName } from './events';
-import { disposeTensors, packSequences, toTensors, type PackedSequences } from './sequenceBatch';
+import { teacherOnStudentTargets, withSkillPrefix } from '../teacherView';
+import { disposeTensors, toTensors, type PackedSequences } from './sequenceBatch';
 
 const SCALING: Record<GrpoConfig['advantage'], AdvantageScaling> = {
   group: 'group-std',
   batch: 'batch-std',
   none: 'none',
 };
-
-/** Unpack a padded batch into per-row streams (to re-pack with a prefix). */
-function rows(p: PackedSequences): { tokens: Int32Array; classes: Int32Array }[] {
-  return Array.from({ length: p.batch }, (_, b) => {
-    const o = b * p.seqLen;
-    const n = p.lengths[b] as number;
-    return { tokens: p.tokens.subarray(o, o + n), classes: p.classes.subarray(o, o + n) };
-  });
-}
-
-/** The teacher's view of a student batch: each row's skill segment, then the stream (positions shift by S). */
-export function withSkillPrefix(p: PackedSequences, tasks: readonly Task[]): PackedSequences {
-  return packSequences(rows(p).map((r, b) => ({ ...r, prefix: (tasks[b] as Task).skillTokens })));
-}
 
 /** Shift a [B·T] per-target array into a [B·T'] layout with `offset` leading positions (zero-filled). */
 function shiftRows(x: Float32Array, from: PackedSequences, to: PackedSequences, offset: number): Float32Array {
@@ -42,28 +29,6 @@ function shiftRows(x: Float32Array, from: PackedSequences, to: PackedSequences, 
     out.set(x.subarray(b * from.seqLen, b * from.seqLen + (from.lengths[b] as number)), b * to.seqLen + offset);
   }
   return out;
-}
-
-/**
- * The teacher's log-probs of the student's targets, [B, T] (and its logits [B, T, V] when `withLogits`), from one
- * batched forward with each row's skill segment prepended: teacher position S + t predicts student target t.
- */
-export function teacherOnStudentTargets(
-  teacher: PolicyModel,
-  student: PackedSequences,
-  tasks: readonly Task[],
-  targets: tf.Tensor,
-  withLogits: boolean,
-): { logProbs: tf.Tensor; logits: tf.Tensor | null } {
-  const tv = withSkillPrefix(student, tasks);
-  const S = (tasks[0] as Task).skillTokens.length;
-  const out = tf.tidy(() => {
-    const tt = tf.tensor2d(tv.tokens, [tv.batch, tv.seqLen], 'int32');
-    const logits = tf.slice(teacher.forward(tt), [0, S, 0], [tv.batch, student.seqLen, -1]);
-    const lp = tokenLogProbs(logits, targets);
-    return withLogits ? [lp, logits] : [lp];
-  });
-  return { logProbs: out[0] as tf.Tensor, logits: out[1] ?? null };
 }
 
 export interface OpdPart {

@@ -1,4 +1,4 @@
-// Summary metrics of one batch of rollouts (METHODS.md GRPO names under a prefix: rollout/…, test/…).
+// Summary metrics of one batch of rollouts (docs/METHODS.md GRPO names under a prefix: rollout/…, test/…).
 import type { RolloutOutput } from './enginePort';
 
 /** Reward mean and sample std, success rate, mean stream length and sampled policy tokens of a rollout batch. */

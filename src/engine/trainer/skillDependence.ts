@@ -15,7 +15,7 @@ export interface SkillDependence {
 }
 
 /** the task with its skill segment blanked (same length, so positions are unchanged) */
-export function blankSkillTask(task: Task): Task {
+function blankSkillTask(task: Task): Task {
   return { ...task, skillTokens: task.skillTokens.map((_, i) => (i === 0 ? Special.skill : Special.pad)) };
 }
 

@@ -5,7 +5,8 @@ import { z } from 'zod';
 import { CheckpointError, UserError } from '../../core/errors';
 import { configDiff, validateConfig, type ExperimentConfig } from '../../core/experiment/config';
 import type { ScheduleState } from '../../core/lambdaSchedule';
-import type { CheckpointContent, HostTensor } from './checkpoint';
+import type { HostTensor } from '../hostTensor';
+import type { CheckpointContent } from './checkpoint';
 import { STAGE_NAMES, type StageName } from './events';
 
 export const TRAINER_STATE_VERSION = 1;
@@ -125,7 +126,7 @@ export function freshCounters(): TrainerCounters {
 }
 
 /** The policies a checkpoint taken at (stage, step) holds: π_init always, the teacher once trained, the student. */
-export function expectedModels(state: Pick<TrainerState, 'stage' | 'step' | 'config'>): string[] {
+function expectedModels(state: Pick<TrainerState, 'stage' | 'step' | 'config'>): string[] {
   const at = STAGE_NAMES.indexOf(state.stage);
   const after = (stage: StageName): boolean => {
     const i = STAGE_NAMES.indexOf(stage);

@@ -1,6 +1,6 @@
 // Batched stepping: equality with one-at-a-time stepping, invalid actions, turn limits, buffer reuse.
 import { describe, expect, it } from 'vitest';
-import { ENV_NAMES, Special, asMicroEnv, createEnv, type EnvName } from '../../../src/core/env';
+import { ENV_NAMES, Special, createEnv, type EnvName } from '../../../src/core/env';
 import type { MicroEnv } from '../../../src/core/env/microEnv';
 import { createRng, type Rng } from '../../../src/core/rng';
 
@@ -32,7 +32,7 @@ const WRONG_ARITY: Record<EnvName, string[]> = {
 const IDLE: Record<EnvName, string[]> = { shell: ['ls'], house: ['look'], shop: ['search', 'red'] };
 
 describe.each(ENV_NAMES)('%s episode batch', (name) => {
-  const env = asMicroEnv(createEnv(name, { seed: 11 }));
+  const env = createEnv(name, { seed: 11 });
 
   it('steps a batch of 48 exactly as 48 batches of one, observation by observation', () => {
     const tasks = env.tasks('train', 48);
@@ -94,7 +94,7 @@ describe.each(ENV_NAMES)('%s episode batch', (name) => {
 
   it('subtracts the invalid-action penalty from the final reward (0.1 by default, configurable)', () => {
     for (const penalty of [0.1, 0.25]) {
-      const e = asMicroEnv(createEnv(name, { seed: 11, invalidActionPenalty: penalty }));
+      const e = createEnv(name, { seed: 11, invalidActionPenalty: penalty });
       const task = e.task('test', 3);
       const plan = e.expertPlan(task.world);
       const batch = e.createBatch(1);

@@ -6,7 +6,6 @@ import {
   SPLITS,
   Special,
   TokenClass,
-  asMicroEnv,
   classifyStream,
   createEnv,
   studentPrefix,
@@ -22,11 +21,11 @@ const TASKS_PER_SPLIT = 1000;
 const PINNED: Record<EnvName, number> = { shell: 2991052642, house: 1122854771, shop: 39337786 };
 
 describe.each(ENV_NAMES)('%s environment', (name) => {
-  const env = asMicroEnv(createEnv(name, { seed: 3 }));
+  const env = createEnv(name, { seed: 3 });
 
   it('gives the same tasks, skills and expert trajectories for the same seed, and others for another seed', () => {
-    const again = asMicroEnv(createEnv(name, { seed: 3 }));
-    const other = asMicroEnv(createEnv(name, { seed: 4 }));
+    const again = createEnv(name, { seed: 3 });
+    const other = createEnv(name, { seed: 4 });
     const dump = (e: typeof env): string =>
       JSON.stringify(SPLITS.flatMap((s) => e.tasks(s, 30).map((t) => [t.goal, t.skillTokens, e.expert(t).tokens])));
     expect(dump(again)).toBe(dump(env));
@@ -163,7 +162,7 @@ describe.each(ENV_NAMES)('%s environment', (name) => {
   });
 
   it('follows the skill perfectly when no skill is misleading', () => {
-    const honest = asMicroEnv(createEnv(name, { seed: 3, misleadingSkillFraction: 0 }));
+    const honest = createEnv(name, { seed: 3, misleadingSkillFraction: 0 });
     const tasks = honest.tasks('test', 300);
     const trajs = honest.rollout(
       tasks,
@@ -181,6 +180,22 @@ describe('environment options', () => {
     expect(() => createEnv('shop', { seed: -3 })).toThrow(/seed/);
   });
 
+  it('names env.name and the available environments for an unknown one', () => {
+    expect(() => createEnv('forest' as EnvName)).toThrow(
+      'env.name: environment "forest" is not available in this build (available: shell, house, shop)',
+    );
+    expect(() => createEnv('toString' as EnvName)).toThrow(/environment "toString" is not available/);
+  });
+
+  it('offers the randomFacts negative control in shell only', () => {
+    expect(createEnv('shell', { randomFacts: true }).options.randomFacts).toBe(true);
+    for (const name of ['house', 'shop'] as const) {
+      expect(() => createEnv(name, { randomFacts: true })).toThrow(
+        'env options: randomFacts is only implemented for shell (the negative control)',
+      );
+    }
+  });
+
   it('overrides the turn limit and refuses one whose episodes exceed 128 tokens', () => {
     const env = createEnv('house', { maxTurns: 8 });
     expect(env.limits.maxTurns).toBe(8);
@@ -189,8 +204,8 @@ describe('environment options', () => {
   });
 
   it('refuses a task from another environment', () => {
-    const shell = asMicroEnv(createEnv('shell'));
-    const house = asMicroEnv(createEnv('house'));
+    const shell = createEnv('shell');
+    const house = createEnv('house');
     expect(() => shell.expert(house.task('train', 0))).toThrow(/belongs to environment "house"/);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ENV_NAMES, asMicroEnv, createEnv } from '../../../src/core/env';
+import { ENV_NAMES, createEnv } from '../../../src/core/env';
 import { SkillBank, type SkillEntry } from '../../../src/core/env/skillBank';
 import { createRng } from '../../../src/core/rng';
 
@@ -36,7 +36,7 @@ describe('SkillBank', () => {
 
   it.each(ENV_NAMES)('honours the misleading fraction in the %s environment, task by task', (name) => {
     for (const f of [0, 0.25, 0.5, 1]) {
-      const env = asMicroEnv(createEnv(name, { seed: 8, misleadingSkillFraction: f }));
+      const env = createEnv(name, { seed: 8, misleadingSkillFraction: f });
       const bank = env.skillBank;
       expect(bank.misleading.reduce((a, b) => a + b, 0)).toBe(Math.round(f * bank.size));
       for (const t of env.tasks('train', 200)) {

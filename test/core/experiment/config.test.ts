@@ -134,3 +134,20 @@ describe('--set overrides together', () => {
     expect(cfg.evaluation).toMatchObject({ passN: 4, passK: [1, 4] });
   });
 });
+
+describe('saved configs', () => {
+  it('a saved config may lack only the keys added later, which take the value their absence always meant', () => {
+    const { studentPolicy: _s, teacherPolicy: _t, ...demonstrations } = DEFAULT_CONFIG.demonstrations;
+    const { randomFacts: _r, ...env } = DEFAULT_CONFIG.env;
+    const older = validateConfig({ ...DEFAULT_CONFIG, env, demonstrations });
+    expect(older.demonstrations).toMatchObject({ studentPolicy: 'expert', teacherPolicy: 'expert' });
+    expect(older.env.randomFacts).toBe(false);
+    // a new config gets the schema's defaults instead
+    expect(resolveConfig({}).demonstrations).toMatchObject({
+      studentPolicy: 'explorer',
+      teacherPolicy: 'skillFollower',
+    });
+    const { steps: _steps, ...sft } = DEFAULT_CONFIG.sft;
+    expect(messagesOf(() => validateConfig({ ...DEFAULT_CONFIG, sft }))[0]).toMatch(/^sft\.steps: .*\(got nothing\)/);
+  });
+});

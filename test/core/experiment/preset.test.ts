@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../src/core/experiment/config';
 import { loadPreset, PRESET_NAMES } from '../../../src/core/experiment/preset';
-import { compareRuns, expandSweep, formatComparisonTable, parseSweepSpec } from '../../../src/core/experiment/sweep';
+import { compareRuns, formatComparisonTable } from '../../../src/core/experiment/comparison';
+import { expandSweep, parseSweepSpec } from '../../../src/core/experiment/sweep';
 import type { RunSummary } from '../../../src/core/experiment/summary';
 import { PRESET_DIR, lookupPreset } from '../../support/presets';
 

@@ -4,16 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_CONFIG } from '../../../src/core/experiment/config';
 import { loadPreset } from '../../../src/core/experiment/preset';
 import type { RunSummary } from '../../../src/core/experiment/summary';
-import {
-  ci95,
-  compareRuns,
-  expandSweep,
-  stepsToTarget,
-  formatComparisonTable,
-  parseSweepSpec,
-  runSweep,
-  type SweepRun,
-} from '../../../src/core/experiment/sweep';
+import { ci95, compareRuns, stepsToTarget, formatComparisonTable } from '../../../src/core/experiment/comparison';
+import { expandSweep, parseSweepSpec, runSweep, type SweepRun } from '../../../src/core/experiment/sweep';
 import { seriesStats, validationPlotSvg } from '../../../src/core/experiment/sweepPlot';
 import { summary as fixtureSummary } from '../../app/runFixtures';
 import { lookupPreset } from '../../support/presets';

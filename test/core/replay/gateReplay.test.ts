@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  detectFormat,
-  replayGate,
-  replayGateStream,
-  replayLines,
-  replayTextBlocks,
-} from '../../../src/core/replay/gateReplay';
+import { replayGate, replayGateStream, replayLines, replayTextBlocks } from '../../../src/core/replay/gateReplay';
 import { ReplayInputError } from '../../../src/core/replay/logRecords';
 
 const gate = { teacher_performance: 0.8, window_size: 2 };
@@ -258,15 +252,5 @@ describe('replayGate on joined files and odd input', () => {
     const blocks = [...replayTextBlocks(result, 100)];
     expect(blocks.length).toBeGreaterThan(1);
     expect(blocks.join('')).toBe(`${replayLines(result).join('\n')}\n`);
-  });
-});
-
-describe('detectFormat', () => {
-  it('tells trainer_state.json, verl, flat JSON lines and CSV apart', () => {
-    expect(detectFormat({ name: 'a', text: '{\n  "log_history": []\n}' })).toBe('trl');
-    expect(detectFormat({ name: 'a', text: '{"step": 1, "data": {"x": 1}}\n' })).toBe('verl');
-    expect(detectFormat({ name: 'a', text: '{"step": 1, "gap": -1}\n{"step": 2}' })).toBe('jsonl');
-    expect(detectFormat({ name: 'a', text: 'step,gap\n1,-0.5\n' })).toBe('csv');
-    expect(detectFormat({ name: 'a', text: '\uFEFF{\n  "log_history": []\n}' })).toBe('trl');
   });
 });

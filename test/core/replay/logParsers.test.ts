@@ -1,9 +1,26 @@
 import { describe, expect, it } from 'vitest';
-import { parseCell, parseCsv, tensorboardTag } from '../../../src/core/replay/parseCsv';
-import { parseJsonLines } from '../../../src/core/replay/parseJsonLines';
-import { logHistoryLines, parseTrainerState } from '../../../src/core/replay/parseTrainerState';
-import { checkStep } from '../../../src/core/replay/logRecords';
+import { readCsv } from '../../../src/core/replay/parseCsv';
+import { JsonLinesParser } from '../../../src/core/replay/parseJsonLines';
+import { readTrainerState } from '../../../src/core/replay/parseTrainerState';
+import { checkStep, type RecordSink } from '../../../src/core/replay/logRecords';
 import { MAX_JSON_DEPTH, parsePythonJson, syntaxErrorOffset } from '../../../src/core/replay/pythonJson';
+
+/** The rows a streaming parser hands its sink, collected; metrics as a Map without the row's non-metric key. */
+function collect(read: (sink: RecordSink) => void): { line: number; step: number; values: Map<string, unknown> }[] {
+  const rows: { line: number; step: number; values: Map<string, unknown> }[] = [];
+  read(({ line, step, values, skip }) =>
+    rows.push({ line, step, values: new Map(Object.entries(values).filter(([key]) => key !== skip)) }),
+  );
+  return rows;
+}
+const parseCsv = (file: string, text: string) => collect((sink) => readCsv(file, text, sink));
+const parseTrainerState = (file: string, text: string) => collect((sink) => readTrainerState(file, text, sink));
+const parseJsonLines = (file: string, text: string, format: 'jsonl' | 'verl') =>
+  collect((sink) => {
+    const parser = new JsonLinesParser(file, format, sink);
+    parser.push(text);
+    parser.end();
+  });
 
 describe('parsePythonJson', () => {
   it('reads NaN, Infinity and -Infinity tokens but leaves strings alone', () => {
@@ -94,11 +111,11 @@ describe('parseCsv', () => {
     ]);
     expect(records[1]?.line).toBe(3);
   });
-  it('names a TensorBoard single-scalar export after its tag', () => {
-    expect(tensorboardTag('/x/run-grpo_opd-tag-val_success_rate.csv')).toBe('val_success_rate');
-    expect(tensorboardTag('gap.csv')).toBe('gap');
-    const records = parseCsv('logs/run-a-tag-val_success_rate.csv', 'Wall time,Step,Value\n1.5,10,0.25\n');
-    expect([...(records[0]?.values ?? [])]).toEqual([['val_success_rate', 0.25]]);
+  it('names a TensorBoard single-scalar export after its tag (or, without a tag, after the file)', () => {
+    const metrics = (file: string) => [...(parseCsv(file, 'Wall time,Step,Value\n1.5,10,0.25\n')[0]?.values ?? [])];
+    expect(metrics('logs/run-a-tag-val_success_rate.csv')).toEqual([['val_success_rate', 0.25]]);
+    expect(metrics('/x/run-grpo_opd-tag-val_success_rate.csv')).toEqual([['val_success_rate', 0.25]]);
+    expect(metrics('C:\\logs\\gap.CSV')).toEqual([['gap', 0.25]]);
   });
   it('reads a W&B export, dropping its __MIN/__MAX columns', () => {
     const text =
@@ -111,11 +128,10 @@ describe('parseCsv', () => {
     );
   });
   it('parses nan/inf cells as numbers and keeps other text', () => {
-    expect(parseCell('nan')).toBeNaN();
-    expect(parseCell('-inf')).toBe(Number.NEGATIVE_INFINITY);
-    expect(parseCell(' 1e-3 ')).toBe(0.001);
-    expect(parseCell('abc')).toBe('abc');
-    expect(parseCell('')).toBeUndefined();
+    const cells = ['nan', '-inf', 'Infinity', ' 1e-3 ', 'abc', ''];
+    const text = `step,x\n${cells.map((c, i) => `${i},${c}`).join('\n')}\n`;
+    const values = parseCsv('a.csv', text).map((r) => r.values.get('x'));
+    expect(values).toEqual([Number.NaN, Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY, 0.001, 'abc', undefined]);
   });
   it('reports a missing step column, a short row and a header-only file with their lines', () => {
     expect(() => parseCsv('a.csv', 'time,gap\n1,2\n')).toThrow(/a.csv:1: no step column/);
@@ -171,10 +187,7 @@ describe('parseTrainerState', () => {
     }
   ]
 }`;
-  it('finds the line each log_history entry starts on', () => {
-    expect(logHistoryLines(text)).toEqual([4, 9, 10]);
-  });
-  it('makes one record per entry, with its line', () => {
+  it('makes one record per entry, with the line it starts on (a "}" inside a string does not count)', () => {
     const records = parseTrainerState('s.json', text);
     expect(records.map((r) => [r.step, r.line])).toEqual([
       [1, 4],

@@ -1,6 +1,6 @@
 // "All zeros" is a failure: a backend that computes nothing — here the cpu backend with every Sum overwritten by
 // zeros, as the stale buffers of a refused WebGPU kernel looked — stops the run with an error at the third SFT
-// step instead of training on and drawing flat lines (trainer.test.ts runs the same preset to completion).
+// step instead of training on and drawing flat lines (trainer.e2e.test.ts runs the same preset to completion).
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPreset } from '../../../src/core/experiment/preset';

@@ -13,11 +13,11 @@ import { loadPreset, PRESET_NAMES } from '../../src/core/experiment/preset';
 import type { RunSummary } from '../../src/core/experiment/summary';
 import {
   compareRuns,
-  expandSweep,
   formatComparisonTable,
   validationCurve,
   withYardsticks,
-} from '../../src/core/experiment/sweep';
+} from '../../src/core/experiment/comparison';
+import { expandSweep } from '../../src/core/experiment/sweep';
 import { lookupPreset } from '../support/presets';
 import { startAppServer, type AppServer } from './appServer';
 
@@ -92,7 +92,9 @@ const TIMING = /time|_ms|ms\/|wall|seconds|throughput|per_s/i;
 const withoutTiming = (lines: Record<string, number | null>[]) =>
   lines.map((l) => Object.fromEntries(Object.entries(l).filter(([k]) => !TIMING.test(k))));
 
-describe('stored runs in a real browser', () => {
+// One scenario in order (never shuffled): a run starts from the form the link test filled, and the import test
+// copies a stored run's config and summary.
+describe('stored runs in a real browser', { shuffle: false }, () => {
   let server: AppServer;
   let browser: BrowserContext;
   let page: Page;
@@ -270,8 +272,14 @@ describe('stored runs in a real browser', () => {
     if (process.env.RETIRELAB_SCREENSHOT) {
       await view.getByTestId('compare-metric').selectOption('actor/entropy');
       await view.scrollIntoViewIfNeeded();
-      await page.mouse.move(0, 0); // no tooltip in the picture
-      await page.waitForTimeout(500);
+      // the chart redrawn for the new metric (its caption names it; lines are not animated), and no tooltip in it
+      await view.locator('figcaption').filter({ hasText: 'actor/entropy' }).waitFor();
+      await page.mouse.move(0, 0);
+      await page.waitForFunction(() =>
+        [...document.querySelectorAll('.recharts-tooltip-wrapper')].every(
+          (el) => getComputedStyle(el).visibility === 'hidden',
+        ),
+      );
       await view.screenshot({ path: process.env.RETIRELAB_SCREENSHOT });
     }
     expect(pageErrors).toEqual([]);

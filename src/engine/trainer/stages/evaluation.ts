@@ -1,18 +1,20 @@
-// The evaluation stage (METHODS.md §6): on the final policy, test success and pass@k (n = evaluation.passN attempts
+// The evaluation stage (docs/METHODS.md §6): on the final policy, test success and pass@k (n = evaluation.passN attempts
 // per test task), entropy per policy-token class of its own samples, KL(π_init ‖ π) on a fixed probe set, and the
 // ActObs temperature control (test success when sampling hotter, with the argument-token entropy of the
 // temperature-T distribution on the probe set, and — with evaluation.matchArgEntropy — test success at the
 // temperature whose probe argument-token entropy matches a target, found by bisection: core/temperatureMatch.ts).
-import { TokenClass, type AgentEnv } from '../../core/env/types';
-import type { ExperimentConfig } from '../../core/experiment/config';
-import type { MatchedTemperature, PolicyEvaluation, RunSummary } from '../../core/experiment/summary';
-import { meanPassAtK } from '../../core/passAtK';
-import { DEFAULT_TEMPERATURE_MATCH, matchTemperature } from '../../core/temperatureMatch';
-import type { PolicyModel } from '../model';
-import type { EnginePort } from './enginePort';
-import type { TrainerEventSink } from './events';
-import { rolloutMetrics } from './rolloutMetrics';
-import { evaluateProbes, probeEntropyAt } from './sftStage';
+import { TokenClass, type AgentEnv } from '../../../core/env/types';
+import type { ExperimentConfig } from '../../../core/experiment/config';
+import type { MatchedTemperature, PolicyEvaluation, RunSummary } from '../../../core/experiment/summary';
+import { meanPassAtK } from '../../../core/passAtK';
+import { DEFAULT_TEMPERATURE_MATCH, matchTemperature } from '../../../core/temperatureMatch';
+import type { PolicyModel } from '../../model';
+import type { EnginePort } from '../enginePort';
+import type { TrainerEventSink } from '../events';
+import { evaluateProbes, probeEntropyAt } from '../probes';
+import { rolloutMetrics } from '../rolloutMetrics';
+import { fixedSeed } from '../seeds';
+import type { StageContext } from './stageContext';
 
 export interface EvaluationStageRequest {
   cfg: ExperimentConfig;
@@ -41,7 +43,7 @@ export interface EvaluationStageResult {
 }
 
 /** Success, pass@k (n = passN per task) and entropy per policy-token class on the test split, sampling at T. */
-export async function evaluatePolicy(
+async function evaluatePolicy(
   req: Omit<EvaluationStageRequest, 'init' | 'emit' | 'stopPoint'>,
   temperature: number,
 ): Promise<PolicyEvaluation> {
@@ -87,7 +89,7 @@ export async function evaluatePolicy(
 }
 
 /** Run the evaluation stage; emits the final evaluation event as soon as the temperature-1 results are in. */
-export async function runEvaluationStage(req: EvaluationStageRequest): Promise<EvaluationStageResult> {
+async function runEvaluationStage(req: EvaluationStageRequest): Promise<EvaluationStageResult> {
   const { cfg, env, policy } = req;
   const ev = cfg.evaluation;
   const stopPoint = req.stopPoint ?? (async () => undefined);
@@ -146,4 +148,19 @@ export async function runEvaluationStage(req: EvaluationStageRequest): Promise<E
     }
   }
   return { test, temperatureControl, probeEntropy: h1, matchedTemperature };
+}
+
+/** The evaluation stage of a run: the final policy (the student, else the teacher, else the SFT policy). */
+export function runEvaluation(ctx: StageContext): Promise<EvaluationStageResult> {
+  const m = ctx.models;
+  return runEvaluationStage({
+    cfg: ctx.cfg,
+    env: ctx.env,
+    engine: ctx.engine,
+    policy: m.student ?? m.teacher ?? m.init!,
+    init: m.init!,
+    testSeed: fixedSeed(ctx.cfg.seed, 'test'),
+    emit: ctx.emit,
+    stopPoint: () => ctx.stopPoint(),
+  });
 }

@@ -143,7 +143,13 @@ describe('trainer on the smoke preset', () => {
     expect(Math.abs(m.argEntropy - target)).toBeLessThanOrEqual(1e-3);
     expect(m.temperature).toBeGreaterThan(1);
     expect(m.temperature).toBeLessThan(2);
-    expect(m.successRate).toBeGreaterThanOrEqual(0);
+    // success there is the test evaluation at that temperature: what the temperature control reports for it
+    const control = await runTrainer(resolveConfig({ evaluation: { temperatures: [m.temperature] } }, cfg));
+    expect(control.summary.temperatureControl[1]).toEqual({
+      temperature: m.temperature,
+      successRate: m.successRate,
+      argEntropy: m.argEntropy,
+    });
     expect(m.passAtK).toHaveProperty('4');
     // the rest of the evaluation is unchanged by the matching
     expect(r.summary.test).toEqual(first.summary.test);

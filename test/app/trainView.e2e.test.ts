@@ -89,13 +89,33 @@ describe('the Train view in a real browser', () => {
     const status = page.getByTestId('run-status');
     // read without waiting: the progress element appears only once the first stage starts
     const progressText = async () => (await progress.allTextContents())[0] ?? '';
-    const stepOf = async () => Number(/ (\d+)\//.exec(await progressText())?.[1] ?? -1);
-    await expect.poll(stepOf, { timeout: 120_000, interval: 100 }).toBeGreaterThan(0);
+    // every progress text the page shows, with its time, recorded in the page (a MutationObserver misses none)
+    await page.evaluate(() => {
+      const log: { t: number; text: string }[] = [];
+      (window as unknown as { progressLog: typeof log }).progressLog = log;
+      new MutationObserver(() => {
+        const text = document.querySelector('[data-testid="run-progress"]')?.textContent ?? '';
+        if (text !== '' && log.at(-1)?.text !== text) log.push({ t: performance.now(), text });
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    });
+    const progressLog = () =>
+      page.evaluate(() => (window as unknown as { progressLog: { t: number; text: string }[] }).progressLog);
+    // three steps shown: the time between them is this run's step time on this machine, however loaded
+    await expect.poll(async () => (await progressLog()).length, { timeout: 120_000, interval: 100 }).toBeGreaterThan(3);
 
     await page.getByRole('button', { name: 'Pause' }).click();
     await expect.poll(() => status.textContent(), { timeout: 30_000, interval: 100 }).toBe('paused');
     const held = await progressText();
-    await page.waitForTimeout(1500);
+    const before = await progressLog();
+    // held for three of the run's own step times (the longest of its last three), not a fixed time that a slow
+    // step outlasts: a run that went on while paused would have shown a new step within that window
+    const stepMs = Math.max(50, ...before.slice(-4).flatMap((e, i, a) => (i === 0 ? [] : [e.t - a[i - 1]!.t])));
+    await page.waitForFunction(
+      ({ since, ms }) => performance.now() - since > ms,
+      { since: before.at(-1)!.t, ms: 3 * stepMs },
+      { timeout: 60_000 + 3 * stepMs },
+    );
+    expect((await progressLog()).slice(before.length)).toEqual([]);
     expect(await progressText()).toBe(held);
 
     await page.getByRole('button', { name: 'Resume' }).click();

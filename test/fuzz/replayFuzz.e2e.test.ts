@@ -3,11 +3,11 @@
 // file (and the line, where the case knows it) and shows no stack trace, raw control byte or long quote; or exit 0
 // with a summary — the fixture's own trigger step for harmless variations. Never exit 1, a throw, or a hang.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { nodeIo, type ReplayIo } from '../../cli/replay';
 import { printable } from '../../src/core/replay/quoteInput';
 import { BASES, type BaseName, type FuzzCase, replayFuzzCases } from './replayCases';
@@ -131,20 +131,30 @@ function judge(c: FuzzCase, o: Outcome, reference: number | null, problems: stri
 }
 
 describe('replay fuzzing (seeded, in-process)', () => {
-  const references = new Map<BaseName, number | null>();
-
-  it('the unmodified fixtures replay to the trigger steps their README gives', async () => {
-    const expected: Record<BaseName, number | null> = { verl: 35, trl: null, tensorboard: 32, simple: 21, lab: 35 };
+  /** Each unmodified fixture's replay: the reference answer of its valid variations (set up here, not by a test,
+   *  so that every test can run alone or in any order). */
+  const intact = new Map<BaseName, Outcome>();
+  beforeAll(async () => {
     for (const [base, b] of Object.entries(BASES) as [BaseName, (typeof BASES)[BaseName]][]) {
       const out = { stdout: '', stderr: '' };
-      const o = await runCase([...b.files.map(([n]) => n), ...b.args], memoryIo(b.files, 0, out), out, BUDGET_MS);
+      intact.set(
+        base,
+        await runCase([...b.files.map(([n]) => n), ...b.args], memoryIo(b.files, 0, out), out, BUDGET_MS),
+      );
+    }
+  });
+  const referenceOf = (base: BaseName): number | null => summaryOf(intact.get(base)!.stdout).trigger_step;
+
+  it('the unmodified fixtures replay to the trigger steps their README gives', () => {
+    const expected: Record<BaseName, number | null> = { verl: 35, trl: null, tensorboard: 32, simple: 21, lab: 35 };
+    for (const [base, b] of Object.entries(BASES) as [BaseName, (typeof BASES)[BaseName]][]) {
+      const o = intact.get(base)!;
       expect(o.code, o.stderr).toBe(0);
       const summary = summaryOf(o.stdout);
-      references.set(base, summary.trigger_step);
       // The plain reading used to check damaged-but-accepted inputs agrees on every intact fixture.
       expect(oracleTrigger(b.files, b.args, summary.gap_key, summary.val_key), base).toBe(summary.trigger_step);
     }
-    expect(Object.fromEntries(references)).toEqual(expected);
+    expect(Object.fromEntries(Object.keys(BASES).map((b) => [b, referenceOf(b as BaseName)]))).toEqual(expected);
   });
 
   it('never crashes, hangs or answers wrongly on a few hundred bad or odd inputs', async () => {
@@ -155,7 +165,7 @@ describe('replay fuzzing (seeded, in-process)', () => {
     const outcomes = await runAll(SEED, cases.length);
     for (const [index, c] of cases.entries()) {
       const o = outcomes[index] ?? { code: 'threw', stdout: '', stderr: 'no outcome' };
-      const verdict = judge(c, o, references.get(c.base) ?? null, problems);
+      const verdict = judge(c, o, referenceOf(c.base), problems);
       const group = c.expect.kind === 'reference' ? 'valid variations' : 'bad input';
       const counts = tally.get(group) ?? new Map<Verdict, number>();
       counts.set(verdict, (counts.get(verdict) ?? 0) + 1);
@@ -171,6 +181,7 @@ describe('replay fuzzing (seeded, in-process)', () => {
 
   it('refuses a missing file, a folder and a file name with a NUL through the real file system', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'replay-fuzz-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     mkdirSync(join(dir, 'folder.jsonl'));
     writeFileSync(join(dir, 'ok.jsonl'), BASES.simple.files[0][1]);
     for (const [path, pattern] of [

@@ -1,25 +1,35 @@
 // The gate replay view in a real Chromium: fixtures go in through the file input exactly as a user's log would,
-// and the page must agree with the CLI (`npx tsx cli/replay.ts …`, spawned here) on the trigger step, the
+// and the page must agree with the CLI (cli/replay.ts's main, called in-process) on the trigger step, the
 // teacher forward steps saved, and — for a malformed log — the exact FILE:LINE message.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { main, nodeIo } from '../../cli/replay';
 import { launchChromium } from '../support/chromium';
 import { ROOT, startAppServer, type AppServer } from './appServer';
 
 const FIXTURES = join(ROOT, 'test/fixtures/replay');
-const TSX = join(ROOT, 'node_modules/.bin/tsx');
 
-/** Run the replay CLI; returns its parsed summary line, or its stderr when it refused the input. */
-function cli(files: string[], args: string[], cwd = ROOT): { summary: Record<string, unknown> | null; stderr: string } {
-  const run = spawnSync(TSX, [join(ROOT, 'cli/replay.ts'), ...files, ...args], { cwd, encoding: 'utf8' });
-  const last = run.stdout.trim().split('\n').pop() ?? '';
+/** The replay CLI's main, in-process (file names as given, read from `cwd`): its parsed summary line, or its stderr
+ *  when it refused the input. */
+async function cli(
+  files: string[],
+  args: string[],
+  cwd = ROOT,
+): Promise<{ summary: Record<string, unknown> | null; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const status = await main([...files, ...args], {
+    stdout: (t) => void (stdout += t),
+    stderr: (t) => void (stderr += t),
+    readLog: (path) => nodeIo.readLog(resolve(cwd, path)),
+  });
+  const last = stdout.trim().split('\n').pop() ?? '';
   return {
-    summary: run.status === 0 ? (JSON.parse(last) as Record<string, unknown>) : null,
-    stderr: run.stderr.trim(),
+    summary: status === 0 ? (JSON.parse(last) as Record<string, unknown>) : null,
+    stderr: stderr.trim(),
   };
 }
 
@@ -80,11 +90,11 @@ describe('the gate replay view in a real browser', () => {
 
   for (const c of CASES) {
     it(`shows the CLI's trigger step for ${c.name}`, async () => {
-      const expected = cli(
+      const { summary: expected } = await cli(
         c.files.map((f) => join(FIXTURES, f)),
         c.args,
-      ).summary;
-      expect(expected).not.toBeNull();
+      );
+      expect(expected?.type).toBe('summary');
       await fill(c.fields);
       await page.getByLabel('log files').setInputFiles(c.files.map((f) => join(FIXTURES, f)));
       await page.getByRole('button', { name: 'Run replay' }).click();
@@ -107,9 +117,10 @@ describe('the gate replay view in a real browser', () => {
 
   it('shows a malformed log’s FILE:LINE error exactly as the CLI prints it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'retirelab-replay-bad-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const text = '{"step":1,"gap":-0.4}\n{"step":2,"gap":-0.3}\n{"step":3,"gap":-0.25,"val":\n';
     writeFileSync(join(dir, 'broken.jsonl'), text);
-    const expected = cli(['broken.jsonl'], ['--teacher-performance', '0.8'], dir);
+    const expected = await cli(['broken.jsonl'], ['--teacher-performance', '0.8'], dir);
     expect(expected.summary).toBeNull();
     expect(expected.stderr).toMatch(/^broken\.jsonl:3: /);
     await fill({ S_T: '0.8' });

@@ -1,16 +1,15 @@
 // Teaching mode in the gate replay view, in a real Chromium: the gate inspector's rows (test id gate-window-row)
-// equal the CLI replay's evaluation lines (`npx tsx cli/replay.ts …`, spawned here: count, steps, P, C and the
+// equal the CLI replay's evaluation lines (cli/replay.ts's main, called in-process: count, steps, P, C and the
 // retiring row); the what-if's trigger step equals the CLI run with the slider's value; an explain button opens a
 // KaTeX formula and links to the method's section, with nothing fetched from outside the app's own server.
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main, nodeIo } from '../../cli/replay';
 import { launchChromium } from '../support/chromium';
 import { ROOT, startAppServer, type AppServer } from './appServer';
 
 const FIXTURES = join(ROOT, 'test/fixtures/replay');
-const TSX = join(ROOT, 'node_modules/.bin/tsx');
 
 interface CliLine {
   type: string;
@@ -23,14 +22,17 @@ interface CliLine {
   teacher_forward_steps_saved?: number;
 }
 
-/** Every line the replay CLI prints for these files and flags. */
-function cli(files: string[], args: string[]): CliLine[] {
-  const run = spawnSync(TSX, [join(ROOT, 'cli/replay.ts'), ...files.map((f) => join(FIXTURES, f)), ...args], {
-    cwd: ROOT,
-    encoding: 'utf8',
+/** Every line the replay CLI prints for these files and flags (its main, in-process). */
+async function cli(files: string[], args: string[]): Promise<CliLine[]> {
+  let stdout = '';
+  let stderr = '';
+  const status = await main([...files.map((f) => join(FIXTURES, f)), ...args], {
+    stdout: (t) => void (stdout += t),
+    stderr: (t) => void (stderr += t),
+    readLog: nodeIo.readLog,
   });
-  expect(run.status, run.stderr).toBe(0);
-  return run.stdout
+  expect(status, stderr).toBe(0);
+  return stdout
     .trim()
     .split('\n')
     .map((l) => JSON.parse(l) as CliLine);
@@ -51,7 +53,8 @@ const CASES = [
   },
 ];
 
-describe('teaching mode in the replay view, in a real browser', () => {
+// One scenario in order (never shuffled): the explain buttons are those of the inspector a replay above filled.
+describe('teaching mode in the replay view, in a real browser', { shuffle: false }, () => {
   let server: AppServer;
   let browser: BrowserContext;
   let page: Page;
@@ -84,7 +87,7 @@ describe('teaching mode in the replay view, in a real browser', () => {
 
   for (const c of CASES) {
     it(`shows one inspector row per CLI evaluation line for ${c.name}`, async () => {
-      const lines = cli(c.files, c.args);
+      const lines = await cli(c.files, c.args);
       const evaluations = lines.filter((l) => l.type === 'evaluation');
       const summary = lines[lines.length - 1] as CliLine;
       await replay(c);
@@ -130,7 +133,7 @@ describe('teaching mode in the replay view, in a real browser', () => {
     ] as const) {
       await page.getByLabel('δ (what-if)', { exact: true }).fill(delta);
       await page.getByLabel('γ (what-if)', { exact: true }).fill(gamma);
-      const lines = cli(CASES[0]?.files ?? [], [
+      const lines = await cli(CASES[0]?.files ?? [], [
         '--teacher-performance',
         '0.8',
         `--alignment-threshold=${delta}`,

@@ -1,0 +1,43 @@
+// What the gate's three charts draw, wherever they appear (the Train view live, the Replay view from a log): K̄ₘ,
+// ρ against δ and η against γ, each in its own colour, with the retirement step marked. The views add their own test
+// ids, titles and notes.
+import type { SeriesPoint } from './downsampleSeries';
+import type { MetricChartProps } from './MetricChart';
+
+/** The gate's series, one point per evaluated window (K̄ₘ) or evaluation (ρ, η). */
+export interface GateSeries {
+  windowMean: readonly SeriesPoint[];
+  alignment: readonly SeriesPoint[];
+  competence: readonly SeriesPoint[];
+}
+
+type GateChart = Pick<MetricChartProps, 'lines' | 'threshold' | 'marker'>;
+
+/** The vertical marker at the step the teacher retired; none while it has not. */
+export const retirementMarker = (step: number | null | undefined): MetricChartProps['marker'] =>
+  step === null || step === undefined ? null : { x: step, label: `retired @ ${step}` };
+
+/**
+ * The lines, thresholds and marker of the K̄ₘ, ρ and η charts. `thresholds` null (a live run before its config is
+ * known) draws ρ and η without δ and γ.
+ */
+export function gateCharts(
+  series: GateSeries,
+  thresholds: { delta: number; gamma: number } | null,
+  triggerStep: number | null | undefined,
+): { windowMean: GateChart; alignment: GateChart; competence: GateChart } {
+  const marker = retirementMarker(triggerStep);
+  return {
+    windowMean: { lines: [{ name: 'K̄ₘ', points: series.windowMean, color: '#2563eb' }], marker },
+    alignment: {
+      lines: [{ name: 'ρ', points: series.alignment, color: '#7c3aed' }],
+      threshold: thresholds && { y: thresholds.delta, label: `δ = ${thresholds.delta}` },
+      marker,
+    },
+    competence: {
+      lines: [{ name: 'η', points: series.competence, color: '#059669' }],
+      threshold: thresholds && { y: thresholds.gamma, label: `γ = ${thresholds.gamma}` },
+      marker,
+    },
+  };
+}

@@ -1,0 +1,83 @@
+// When and what the trainer checkpoints: a snapshot of the run (every policy's weights, the optimizer of the stage
+// in progress, state.json with the schedule), written only when every number in it is finite, sealed with its
+// manifest, named `<stage>-<step:6>` and pruned to the newest runtime.keepCheckpoints mid-stage checkpoints (every
+// stage-start checkpoint, step 0, is kept). The format itself is checkpoint.ts's.
+import type { ExperimentConfig } from '../../core/experiment/config';
+import type { LambdaSchedule } from '../../core/lambdaSchedule';
+import { weightsToHost, type HostTensor } from '../hostTensor';
+import type { ModelConfig } from '../modelConfig';
+import { encodeCheckpoint, firstNonFinite, sealCheckpoint, type CheckpointStorage } from './checkpoint';
+import type { TrainerOptimizer } from './enginePort';
+import { NonFiniteError, STAGE_NAMES, type StageName, type TrainerEventSink } from './events';
+import type { RunModels } from './stages/stageContext';
+import type { TrainerState } from './trainerState';
+
+export type CheckpointReason = 'periodic' | 'stage-end' | 'interrupt';
+
+/** What a checkpoint holds, read from the run at the moment it is taken. */
+export interface RunSnapshot {
+  state: TrainerState;
+  models: RunModels;
+  optimizer: TrainerOptimizer | null;
+  schedule: LambdaSchedule | null;
+  wallSeconds: number;
+}
+
+function checkpointName(stage: StageName, step: number): string {
+  return `${stage}-${String(step).padStart(6, '0')}`;
+}
+
+/** Position of a checkpoint name in run order, or −1 for a name that is not a checkpoint's. */
+function runOrder(name: string): number {
+  const m = /^([a-z]+)-(\d+)$/.exec(name);
+  return m ? STAGE_NAMES.indexOf(m[1] as StageName) * 1e7 + Number(m[2]) : -1;
+}
+
+export class Checkpointer {
+  constructor(
+    private readonly storage: CheckpointStorage | null,
+    private readonly cfg: ExperimentConfig,
+    private readonly modelConfig: ModelConfig,
+    private readonly emit: TrainerEventSink,
+  ) {}
+
+  /** Write a checkpoint of `snap` (nothing without storage); throws NonFiniteError instead of saving NaN. */
+  async write(reason: CheckpointReason, snap: RunSnapshot): Promise<void> {
+    const storage = this.storage;
+    if (!storage) return;
+    const models: Record<string, Record<string, HostTensor>> = {};
+    for (const [name, m] of Object.entries(snap.models)) if (m) models[name] = weightsToHost(await m.getWeights());
+    const state: TrainerState = {
+      ...snap.state,
+      schedule: snap.schedule ? snap.schedule.toJSON() : null,
+      wallSeconds: snap.wallSeconds,
+    };
+    const optimizer = snap.optimizer ? await snap.optimizer.getState() : {};
+    // only finite state becomes a checkpoint: NaN weights must never be "the last good checkpoint"
+    const bad = firstNonFinite({ models, optimizer });
+    if (bad !== null)
+      throw new NonFiniteError(state.stage, state.step, 'weights', `${bad} holds NaN/Infinity; no checkpoint written`);
+    const files = await encodeCheckpoint({
+      models,
+      optimizer,
+      state,
+      topology: { policy: this.modelConfig, models: Object.keys(models) },
+    });
+    await sealCheckpoint(files, { stage: state.stage, step: state.step }, storage.sha256?.bind(storage));
+    const name = checkpointName(state.stage, state.step);
+    await storage.write(name, files);
+    this.emit({ type: 'checkpoint', name, stage: state.stage, step: state.step, reason });
+    await this.prune(storage, name);
+  }
+
+  /** Keep the newest runtime.keepCheckpoints mid-stage checkpoints (and every stage-start one, step 0). */
+  private async prune(storage: CheckpointStorage, newest: string): Promise<void> {
+    const keep = this.cfg.runtime.keepCheckpoints;
+    if (keep === 0) return;
+    const mid = (await storage.list())
+      .filter((n) => runOrder(n) >= 0 && !n.endsWith('-000000') && n !== newest)
+      .sort((a, b) => runOrder(a) - runOrder(b));
+    const excess = mid.length - (keep - 1);
+    for (const n of mid.slice(0, Math.max(0, excess))) await storage.remove(n);
+  }
+}

@@ -1,0 +1,128 @@
+// The SFT stage (docs/METHODS.md §1): ActObs / ActionSFT updates of π_init on the demonstrations with observation
+// weight λ_obs, the action/observation gradient geometry every sft.geometryEvery steps, and the probe CE of the
+// held-out demonstrations before and after (the summary's sft block).
+import * as tf from '@tensorflow/tfjs';
+import type { Trajectory } from '../../../core/env/types';
+import type { ExperimentConfig } from '../../../core/experiment/config';
+import { createRng } from '../../../core/rng';
+import { actObsLoss } from '../../losses/actObsLoss';
+import { actObsGradientGeometry } from '../../losses/gradientGeometry';
+import type { PolicyModel } from '../../model';
+import { checkedUpdate } from '../checkedUpdate';
+import type { TrainerOptimizer } from '../enginePort';
+import { evaluateProbes } from '../probes';
+import { stepSeed } from '../seeds';
+import { disposeTensors, packSequences, toTensors } from '../sequenceBatch';
+import { demonstrationsOf, type Demonstrations } from './demonstrations';
+import type { StageContext } from './stageContext';
+
+export interface SftStepRequest {
+  model: PolicyModel;
+  optimizer: TrainerOptimizer;
+  demos: Demonstrations;
+  cfg: ExperimentConfig;
+  step: number;
+  /** seeds the minibatch draw of this step */
+  seed: number;
+  injectNonFinite?: string | null;
+}
+
+/** One SFT update on a random minibatch of demonstrations (drawn with replacement). Returns the step's metrics. */
+export async function sftStep(req: SftStepRequest): Promise<Record<string, number>> {
+  const { model, demos, cfg } = req;
+  if (demos.train.length === 0) throw new Error('sft: no demonstrations (demonstrations.tasks is 0 but sft.steps > 0)');
+  const rng = createRng(req.seed);
+  const batch = Array.from({ length: cfg.sft.batchSize }, () => {
+    const i = rng.int(demos.train.length);
+    const skill = cfg.sft.skillViewFraction > 0 && rng.next() < cfg.sft.skillViewFraction;
+    if (!skill) return demos.train[i] as Trajectory;
+    const d = (demos.teacherView[i] ?? demos.train[i]) as Trajectory;
+    return { ...d, prefix: d.task.skillTokens };
+  });
+  const t = toTensors(packSequences(batch));
+  try {
+    const { host } = await checkedUpdate({
+      stage: 'sft',
+      step: req.step,
+      optimizer: req.optimizer,
+      variables: model.trainableVariables,
+      finiteTerms: { loss: 'sft' },
+      loss: () => {
+        const out = actObsLoss(
+          { logits: model.forward(t.tokens), targets: t.targets, targetClasses: t.targetClasses },
+          cfg.sft.lambdaObs,
+        );
+        const loss = req.injectNonFinite === 'sft' ? (tf.mul(out.loss, NaN) as tf.Scalar) : out.loss;
+        return { loss, stats: out.stats };
+      },
+    });
+    const m: Record<string, number> = {
+      'sft/loss': host.loss,
+      'sft/action_ce': host.actionCE,
+      'sft/obs_ce': host.observationCE,
+      'sft/action_tokens': host.actionTokens,
+      'sft/obs_tokens': host.observationTokens,
+      'sft/grad_norm': Math.sqrt(host.gradNormSq),
+    };
+    const every = cfg.sft.geometryEvery;
+    if (every > 0 && req.step % every === 0) {
+      const geo = await actObsGradientGeometry(
+        () => model.forward(t.tokens),
+        t.targets,
+        t.targetClasses,
+        model.trainableVariables,
+      );
+      m['sft/grad_cosine'] = geo.cosine;
+      m['sft/grad_norm_ratio'] = geo.normRatio;
+    }
+    return m;
+  } finally {
+    disposeTensors(t);
+  }
+}
+
+/** The SFT stage from completed step `from`: probes of π_init before (at 0) and after, sft.steps updates between. */
+export async function runSft(ctx: StageContext, from: number): Promise<void> {
+  const { cfg, state } = ctx;
+  const demos = demonstrationsOf(ctx);
+  const init = ctx.models.init!;
+  if (from === 0) {
+    const base = await evaluateProbes(init, demos.heldOut);
+    state.sft = {
+      observationCeBase: base.observationCe,
+      actionCeBase: base.actionCe,
+      observationCe: base.observationCe,
+      actionCe: base.actionCe,
+      gradientCosineLast: null,
+    };
+  }
+  const steps = cfg.sft.steps;
+  if (steps === 0) return;
+  const optimizer = await ctx.openOptimizer(init, cfg.sft.learningRate, from);
+  for (let k = from + 1; k <= steps; k++) {
+    const t0 = ctx.clock();
+    const m = await sftStep({
+      model: init,
+      optimizer,
+      demos,
+      cfg,
+      step: k,
+      seed: stepSeed(cfg.seed, 'sft', k, 'tasks'),
+      injectNonFinite: ctx.injected('sft', k),
+    });
+    if (m['sft/grad_cosine'] !== undefined && state.sft) state.sft.gradientCosineLast = m['sft/grad_cosine'];
+    ctx.emit({
+      type: 'step',
+      stage: 'sft',
+      step: k,
+      totalSteps: steps,
+      metrics: { step: k, ...m, 'time/step_ms': ctx.clock() - t0 },
+    });
+    await ctx.afterStep(k);
+  }
+  const after = await evaluateProbes(init, demos.heldOut);
+  if (state.sft) {
+    state.sft.observationCe = after.observationCe;
+    state.sft.actionCe = after.actionCe;
+  }
+}

@@ -1,0 +1,50 @@
+// What every stage module works with: the run's config, environment and engine, its mutable state (what a
+// checkpoint holds), the policies and cross-stage pieces, and the trainer's step-boundary services. The trainer
+// (trainer.ts) builds one per run; a stage never touches storage, the event sink's consumers or another stage.
+import type { AgentEnv } from '../../../core/env/types';
+import type { ExperimentConfig } from '../../../core/experiment/config';
+import type { LambdaSchedule } from '../../../core/lambdaSchedule';
+import type { PolicyModel } from '../../model';
+import type { WeightRecord } from '../../weights';
+import type { EnginePort, TrainerOptimizer } from '../enginePort';
+import type { StageName, TrainerEventSink } from '../events';
+import type { TrainerState } from '../trainerState';
+import type { Demonstrations } from './demonstrations';
+
+/** The run's policies, created as their stage first needs them: π_init (SFT), the teacher, the student. */
+export interface RunModels {
+  init?: PolicyModel;
+  teacher?: PolicyModel;
+  student?: PolicyModel;
+}
+
+export interface StageContext {
+  readonly cfg: ExperimentConfig;
+  readonly env: AgentEnv;
+  readonly engine: EnginePort;
+  /** every event goes through the trainer's signal guard first */
+  readonly emit: TrainerEventSink;
+  /** wall clock in ms */
+  readonly clock: () => number;
+  /** the run's state (what state.json of a checkpoint holds); stages update their parts of it */
+  readonly state: TrainerState;
+  readonly models: RunModels;
+  /** a trained teacher given to the run: the teacher stage then trains nothing */
+  readonly shippedTeacher: WeightRecord[] | null;
+  /** the λ_opd schedule and its gate, once the student stage has begun (or restored from a checkpoint) */
+  schedule: LambdaSchedule | null;
+  demos: Demonstrations | null;
+  /** a fresh policy with the run's initial weights, named for the tfjs variable scope */
+  newModel(name: string): PolicyModel;
+  /**
+   * The stage's optimizer over `policy`: fresh, or with the checkpoint's saved state when the stage resumes mid-way
+   * (from > 0). The trainer owns it (checkpoints read it; it is disposed at the stage's end).
+   */
+  openOptimizer(policy: PolicyModel, learningRate: number, from: number): Promise<TrainerOptimizer>;
+  /** After each completed step: the control hook (pause), a requested stop (checkpoint, then stop), periodic checkpoint. */
+  afterStep(step: number): Promise<void>;
+  /** The stop hook alone, between parts of a stage that are not training steps (evaluation passes). */
+  stopPoint(): Promise<void>;
+  /** test hook: the loss term to make NaN at this step, if any */
+  injected(stage: StageName, step: number): string | null;
+}

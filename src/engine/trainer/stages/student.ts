@@ -1,0 +1,106 @@
+// The student stage (docs/METHODS.md §2–§4): GRPO on the student's view (no skill) plus λ_opd·OPD against the
+// frozen teacher, with λ_opd from the configured schedule. For the adaptive schedule the retirement gate sees the
+// gap g_k of each step the teacher runs and the validation score S every student.validationEvery steps; once it
+// retires the teacher, the teacher's forward pass is skipped for the rest of the run.
+import { LambdaSchedule } from '../../../core/lambdaSchedule';
+import type { GateConfig } from '../../../core/gateConfig';
+import type { MetricsLine } from '../events';
+import { policyUpdate } from '../policyUpdate';
+import { rolloutMetrics } from '../rolloutMetrics';
+import type { StageContext } from './stageContext';
+import { trainingRollout, validationScore } from './stageRollouts';
+
+/** The gate's settings (the public code's field names) from the config and the measured S_T. */
+export function gateConfigOf(ctx: StageContext): GateConfig {
+  const g = ctx.cfg.student.gate;
+  return {
+    opd_coef: ctx.cfg.student.lambdaOpd,
+    teacher_performance: ctx.state.teacherPerformance ?? 1,
+    window_size: g.windowSize,
+    alignment_threshold: g.alignmentThreshold,
+    competence_threshold: g.competenceThreshold,
+    denominator_epsilon: g.denominatorEpsilon,
+  };
+}
+
+export async function runStudent(ctx: StageContext, from: number): Promise<void> {
+  const { cfg, models } = ctx;
+  const init = models.init!;
+  const teacher = models.teacher;
+  if (!models.student) {
+    models.student = ctx.newModel('student');
+    models.student.copyWeightsFrom(init);
+  }
+  const student = models.student;
+  ctx.schedule ??= new LambdaSchedule(cfg.student.schedule, gateConfigOf(ctx));
+  const schedule = ctx.schedule;
+  const sc = cfg.student;
+  const g = sc.grpo;
+  const c = ctx.state.counters;
+  const optimizer = await ctx.openOptimizer(student, g.learningRate, from);
+  for (let k = from + 1; k <= sc.steps; k++) {
+    const t0 = ctx.clock();
+    const wasRetired = schedule.retired;
+    const plan = schedule.beginStep(k);
+    const { tasks, rollout: r } = await trainingRollout(ctx, 'student', k, student, g);
+    const u = await policyUpdate({
+      stage: 'student',
+      step: k,
+      policy: student,
+      optimizer,
+      rollout: r,
+      tasks,
+      groupSize: g.groupSize,
+      grpo: g,
+      withSkill: false,
+      opd: plan.teacherNeeded && teacher ? { teacher, coef: plan.opdCoef, estimator: sc.estimator } : null,
+      reference: g.klBeta > 0 ? init : null,
+      injectNonFinite: ctx.injected('student', k),
+    });
+    c.sampledTokens += r.sampledTokens;
+    c.envSteps += r.envSteps;
+    const line: MetricsLine = { step: k, ...rolloutMetrics(r), ...u.metrics };
+    if (u.gap !== null) {
+      c.teacherForwardRun++;
+      line['opd/teacher_student_gap_mean'] = u.gap;
+      const w = schedule.observeGap(k, u.gap);
+      if (w) ctx.emit({ type: 'window', step: k, window: w });
+    }
+    let validationMs = 0;
+    if (k % sc.validationEvery === 0) {
+      const v0 = ctx.clock();
+      const score = await validationScore(ctx, student, false);
+      validationMs = ctx.clock() - v0;
+      line['time/validation_ms'] = validationMs;
+      line['val/success_rate'] = score;
+      c.validationLast = score;
+      c.validationBest = Math.max(c.validationBest ?? -Infinity, score);
+      const ev = schedule.validate(k, score);
+      if (ev) ctx.emit({ type: 'evaluation', kind: 'gate', step: k, evaluation: ev });
+    }
+    if (!wasRetired && schedule.retired) {
+      c.tokensAtRetirement = c.sampledTokens;
+      c.envStepsAtRetirement = c.envSteps;
+      ctx.emit({
+        type: 'retirement',
+        step: k,
+        triggerStep: schedule.triggerStep ?? k,
+        schedule: schedule.name,
+        teacherPerformance: ctx.state.teacherPerformance ?? NaN,
+      });
+    }
+    Object.assign(line, schedule.metrics());
+    // training-step time without the validation rollout (the before/after-retirement comparison)
+    const ms = ctx.clock() - t0 - validationMs;
+    line['time/step_ms'] = ms;
+    if (plan.teacherNeeded) {
+      c.msBefore += ms;
+      c.stepsBefore++;
+    } else {
+      c.msAfter += ms;
+      c.stepsAfter++;
+    }
+    ctx.emit({ type: 'step', stage: 'student', step: k, totalSteps: sc.steps, metrics: line });
+    await ctx.afterStep(k);
+  }
+}

@@ -1,0 +1,63 @@
+// The teacher stage (docs/METHODS.md §5): GRPO on the teacher's view (the skill segment in front of every stream),
+// starting from π_init (or a shipped teacher, which trains nothing here); then the teacher is frozen and S_T, its
+// validation score in the skill view, is measured with the gate's metric.
+import { policyUpdate } from '../policyUpdate';
+import { rolloutMetrics } from '../rolloutMetrics';
+import type { StageContext } from './stageContext';
+import { trainingRollout, validationScore } from './stageRollouts';
+
+/** Steps this stage trains: none with a shipped teacher. */
+export function teacherSteps(ctx: StageContext): number {
+  return ctx.shippedTeacher ? 0 : ctx.cfg.teacher.steps;
+}
+
+export async function runTeacher(ctx: StageContext, from: number): Promise<void> {
+  const { cfg, models } = ctx;
+  const init = models.init!;
+  if (!models.teacher) {
+    models.teacher = ctx.newModel('teacher');
+    if (ctx.shippedTeacher) models.teacher.setWeights(ctx.shippedTeacher);
+    else models.teacher.copyWeightsFrom(init);
+  }
+  const teacher = models.teacher;
+  const steps = teacherSteps(ctx);
+  const g = cfg.teacher.grpo;
+  const optimizer = steps > 0 ? await ctx.openOptimizer(teacher, g.learningRate, from) : null;
+  for (let k = from + 1; k <= steps; k++) {
+    const t0 = ctx.clock();
+    const { tasks, rollout: r } = await trainingRollout(ctx, 'teacher', k, teacher, g);
+    const u = await policyUpdate({
+      stage: 'teacher',
+      step: k,
+      policy: teacher,
+      optimizer: optimizer!,
+      rollout: r,
+      tasks,
+      groupSize: g.groupSize,
+      grpo: g,
+      withSkill: true,
+      opd: null,
+      reference: g.klBeta > 0 ? init : null,
+      injectNonFinite: ctx.injected('teacher', k),
+    });
+    ctx.emit({
+      type: 'step',
+      stage: 'teacher',
+      step: k,
+      totalSteps: steps,
+      metrics: { step: k, ...rolloutMetrics(r), ...u.metrics, 'time/step_ms': ctx.clock() - t0 },
+    });
+    await ctx.afterStep(k);
+  }
+  // frozen from here on; S_T on the validation split with the gate's metric
+  let sT = await validationScore(ctx, teacher, true);
+  if (!(sT > 0)) {
+    const floor = 1 / (2 * cfg.student.validationTasks);
+    ctx.emit({
+      type: 'warning',
+      message: `teacher validation score S_T = ${sT} is not > 0; the gate needs S_T > 0, using ${floor} (half of one success) instead`,
+    });
+    sT = floor;
+  }
+  ctx.state.teacherPerformance = sT;
+}

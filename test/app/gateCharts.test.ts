@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { gateCharts, retirementMarker } from '../../src/app/charts/gateCharts';
+
+const series = {
+  windowMean: [{ x: 5, y: 0.4 }],
+  alignment: [{ x: 10, y: 0.02 }],
+  competence: [{ x: 10, y: 0.95 }],
+};
+
+describe('the gate charts shared by the Train and Replay views', () => {
+  it('marks the retirement step, and nothing before the teacher retires', () => {
+    expect(retirementMarker(135)).toEqual({ x: 135, label: 'retired @ 135' });
+    expect(retirementMarker(0)).toEqual({ x: 0, label: 'retired @ 0' });
+    expect(retirementMarker(null)).toBeNull();
+    expect(retirementMarker(undefined)).toBeNull();
+  });
+
+  it('draws ρ against δ and η against γ, K̄ₘ without a threshold, each from its own series', () => {
+    const c = gateCharts(series, { delta: 0.01, gamma: 0.9 }, 20);
+    const marker = { x: 20, label: 'retired @ 20' };
+    expect(c.windowMean).toEqual({ lines: [{ name: 'K̄ₘ', points: series.windowMean, color: '#2563eb' }], marker });
+    expect(c.alignment).toEqual({
+      lines: [{ name: 'ρ', points: series.alignment, color: '#7c3aed' }],
+      threshold: { y: 0.01, label: 'δ = 0.01' },
+      marker,
+    });
+    expect(c.competence).toEqual({
+      lines: [{ name: 'η', points: series.competence, color: '#059669' }],
+      threshold: { y: 0.9, label: 'γ = 0.9' },
+      marker,
+    });
+  });
+
+  it('draws no δ or γ line while the thresholds are unknown (a live run before its config arrives)', () => {
+    const c = gateCharts(series, null, undefined);
+    expect(c.alignment.threshold).toBeNull();
+    expect(c.competence.threshold).toBeNull();
+    expect(c.alignment.marker).toBeNull();
+  });
+});

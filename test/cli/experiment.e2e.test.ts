@@ -1,0 +1,231 @@
+// The experiment and sweep commands on the smoke preset, end to end. The commands run in-process through their
+// exported main(argv, io) (cli/cliMain.ts), except where the process itself is under test: Ctrl-C (a SIGINT to a
+// child started the way the npm script starts it, `node --import tsx cli/experiment.ts`, so that the signal reaches
+// the CLI's own process) and the exit status and streams of the real process. Config errors: experiment.test.ts.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main as experiment } from '../../cli/experiment';
+import { main as replay, nodeIo } from '../../cli/replay';
+import { main as sweep } from '../../cli/sweep';
+
+const ROOT = join(__dirname, '../..');
+/** the npm scripts' command line: `node --import tsx cli/<script>` */
+const cli = (script: string): string[] => ['--import', 'tsx', join(ROOT, 'cli', script)];
+const tmp = mkdtempSync(join(tmpdir(), 'experiment-cli-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** A command's main, in-process, with its output captured (the replay command also reads files through `io`). */
+async function run(main: typeof experiment | typeof replay, args: string[]): Promise<Result> {
+  let stdout = '';
+  let stderr = '';
+  const io = {
+    stdout: (t: string) => void (stdout += t),
+    stderr: (t: string) => void (stderr += t),
+    readLog: nodeIo.readLog,
+  };
+  const code = await main(args, io);
+  return { code, stdout, stderr };
+}
+
+/** Start the experiment CLI as a child process: its exit code, SIGINT, and its stdout so far. */
+function start(args: string[]): { exited: Promise<number | null>; kill: () => void; stdout: () => string } {
+  const child = spawn(process.execPath, [...cli('experiment.ts'), ...args, '--no-progress'], { cwd: ROOT });
+  let out = '';
+  child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+  child.stderr.on('data', () => undefined);
+  const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
+  return { exited, kill: () => child.kill('SIGINT'), stdout: () => out };
+}
+
+type Line = Record<string, number>;
+const readLines = (file: string): Line[] =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as Line);
+const withoutTime = (ls: Line[]): Line[] =>
+  ls.map((l) => Object.fromEntries(Object.entries(l).filter(([k]) => !k.startsWith('time/'))));
+const lineCount = (f: string): number =>
+  existsSync(f)
+    ? readFileSync(f, 'utf8')
+        .split('\n')
+        .filter((l) => l.trim()).length
+    : 0;
+/** Wait for a file the child writes to reach a state (polled; fails naming the file if it never does). */
+const until = (file: string, state: () => boolean) =>
+  expect.poll(state, { timeout: 90_000, interval: 10, message: `waiting for ${file}` }).toBe(true);
+
+// The uninterrupted smoke run every interrupted run is compared with.
+const smoke = join(tmp, 'smoke');
+let smokeRun: Result;
+beforeAll(async () => {
+  smokeRun = await run(experiment, ['--preset', 'smoke', '--out', smoke, '--no-progress']);
+});
+
+describe('npm run experiment', () => {
+  it('runs the smoke preset into a complete run folder, and the gate fires', () => {
+    expect(smokeRun.stderr).not.toMatch(/internal error/);
+    expect(smokeRun.code).toBe(0);
+    for (const f of [
+      'config.json',
+      'metrics.jsonl',
+      'summary.json',
+      'report.md',
+      'checkpoints/LATEST',
+      'sft.jsonl',
+      'teacher.jsonl',
+    ]) {
+      expect(existsSync(join(smoke, f)), f).toBe(true);
+    }
+    const summary = JSON.parse(readFileSync(join(smoke, 'summary.json'), 'utf8'));
+    expect(summary.status).toBe('completed');
+    expect(summary.gate.triggerStep).toBe(10);
+    expect(readFileSync(join(smoke, 'report.md'), 'utf8')).toContain('| trigger step | 10 |');
+    expect(smokeRun.stdout).toContain('trigger step 10');
+  });
+
+  it('replays its own metrics.jsonl through the replay command to its own trigger step', async () => {
+    const summary = JSON.parse(readFileSync(join(smoke, 'summary.json'), 'utf8'));
+    const report = readFileSync(join(smoke, 'report.md'), 'utf8');
+    const cmd = /npm run replay -- metrics\.jsonl (.*)`/.exec(report);
+    expect(cmd).not.toBeNull();
+    const r = await run(replay, [join(smoke, 'metrics.jsonl'), ...cmd![1]!.split(' ')]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const last = JSON.parse(r.stdout.trim().split('\n').at(-1)!);
+    expect(last).toMatchObject({
+      type: 'summary',
+      retired: true,
+      trigger_step: summary.gate.triggerStep,
+      agrees_with_log: true,
+    });
+  });
+
+  it('the real process: a config error exits 2 with one line on stderr and nothing on stdout', () => {
+    const r = spawnSync(process.execPath, [...cli('experiment.ts'), '--preset', 'smok'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^experiment: [^\n]*unknown preset "smok" \(available: [^\n]*\)\n$/);
+  });
+});
+
+describe('Ctrl-C lands within one step, in every stage, with or without periodic checkpoints', () => {
+  it('in the student stage: writes a checkpoint and exits 130; --resume finishes with the uninterrupted metrics', async () => {
+    const d = join(tmp, 'interrupted');
+    const p = start(['--preset', 'smoke', '--out', d]);
+    // interrupt once the student stage has logged a few steps
+    const log = join(d, 'metrics.jsonl');
+    await until(log, () => lineCount(log) >= 3);
+    p.kill();
+    expect(await p.exited).toBe(130);
+    expect(p.stdout()).toContain(`--resume ${d}`);
+    const latest = readFileSync(join(d, 'checkpoints/LATEST'), 'utf8');
+    expect(latest).toMatch(/^student-0000\d\d$/);
+    const r = await run(experiment, ['--resume', d, '--no-progress']);
+    expect(r.code).toBe(0);
+    expect(withoutTime(readLines(log))).toEqual(withoutTime(readLines(join(smoke, 'metrics.jsonl'))));
+  });
+
+  it('during SFT with runtime.checkpointEvery=0: stops at the step in progress and writes its checkpoint', async () => {
+    const d = join(tmp, 'sigint-sft');
+    const set = ['--set', 'runtime.checkpointEvery=0', '--set', 'sft.steps=400'];
+    const p = start(['--preset', 'smoke', ...set, '--out', d]);
+    const log = join(d, 'sft.jsonl');
+    await until(log, () => lineCount(log) >= 3);
+    const seen = lineCount(log);
+    p.kill();
+    expect(await p.exited).toBe(130);
+    const latest = readFileSync(join(d, 'checkpoints/LATEST'), 'utf8');
+    const step = Number(/^sft-(\d{6})$/.exec(latest)![1]);
+    // the step that was running when the signal came (or the one after, if it came between steps)
+    expect(step).toBeGreaterThanOrEqual(seen);
+    expect(step).toBeLessThanOrEqual(seen + 2);
+    expect(lineCount(log)).toBe(step);
+  });
+
+  it('during evaluation with runtime.checkpointEvery=0: stops there; --resume completes the evaluation', async () => {
+    const d = join(tmp, 'sigint-eval');
+    const set = [
+      ...['--set', 'runtime.checkpointEvery=0', '--set', 'evaluation.temperatures=[2,3,4]'],
+      ...['--set', 'evaluation.testTasks=32', '--set', 'evaluation.passN=16', '--set', 'evaluation.passK=[1,16]'],
+    ];
+    const p = start(['--preset', 'smoke', ...set, '--out', d]);
+    const events = join(d, 'events.jsonl');
+    await until(events, () => existsSync(events) && readFileSync(events, 'utf8').includes('"kind":"final"'));
+    p.kill();
+    expect(await p.exited).toBe(130);
+    expect(readFileSync(join(d, 'checkpoints/LATEST'), 'utf8')).toBe('evaluation-000000');
+    const r = await run(experiment, ['--resume', d, '--no-progress']);
+    expect(r.code).toBe(0);
+    const summary = JSON.parse(readFileSync(join(d, 'summary.json'), 'utf8'));
+    expect(summary.status).toBe('completed');
+    expect(summary.temperatureControl).toHaveLength(4);
+  });
+
+  it('right after config.json is written: the folder resumes to the same metrics as an uninterrupted run', async () => {
+    const d = join(tmp, 'sigint-start');
+    const p = start(['--preset', 'smoke', '--out', d]);
+    const config = join(d, 'config.json');
+    await until(config, () => existsSync(config));
+    p.kill();
+    expect(await p.exited).toBe(130);
+    const r = await run(experiment, ['--resume', d, '--no-progress']);
+    expect(r.stderr).not.toMatch(/internal error/);
+    expect(r.code).toBe(0);
+    expect(withoutTime(readLines(join(d, 'metrics.jsonl')))).toEqual(
+      withoutTime(readLines(join(smoke, 'metrics.jsonl'))),
+    );
+  });
+});
+
+describe('npm run sweep', () => {
+  it('runs every point for every seed and writes the comparison table', async () => {
+    const out = join(tmp, 'sweep');
+    const r = await run(sweep, [
+      '--preset',
+      'smoke',
+      '--vary',
+      'student.schedule=adaptive,none',
+      '--seeds',
+      '0,1',
+      '--set',
+      'student.steps=10',
+      '--out',
+      out,
+      '--no-progress',
+    ]);
+    expect(r.stderr).not.toMatch(/internal error/);
+    expect(r.code).toBe(0);
+    const table = readFileSync(join(out, 'comparison.md'), 'utf8');
+    expect(table).toContain(
+      '| student.schedule | seeds | test success % (mean ± 95% CI) | steps to 0.9·S_T | trigger step | teacher forwards saved | wall s |',
+    );
+    expect(table).toMatch(/\| adaptive \| 2 \| [\d.]+ ± [\d.]+ \| [\d–]+, [\d–]+ \| 10, 10 \| 0\.0 \|/);
+    expect(table).toMatch(/\| none \| 2 \| [\d.]+ ± [\d.]+ \| [\d–]+, [\d–]+ \| –, – \| 10\.0 \|/);
+    // the figure: one series per schedule, with the adaptive seeds' retirement markers
+    const svg = readFileSync(join(out, 'validation-shell.svg'), 'utf8');
+    expect(svg).toMatch(/^<svg /);
+    expect(svg).toContain('adaptive (2 seeds, 2 retired)');
+    expect(svg).toContain('none (2 seeds, 0 retired)');
+    // --report: the same outcome again from the finished folder, without running anything
+    const again = join(tmp, 'sweep-report');
+    const rep = await run(sweep, ['--report', out, '--out', again]);
+    expect(rep.code).toBe(0);
+    expect(readFileSync(join(again, 'comparison.md'), 'utf8')).toContain(table.split('\n').at(-2)!);
+    expect(existsSync(join(again, 'validation-shell.svg'))).toBe(true);
+    expect(existsSync(join(out, 'student.schedule-none_seed-1', 'summary.json'))).toBe(true);
+  });
+});
