@@ -1,24 +1,26 @@
 // Main-thread long tasks while a run trains, on the production build (what users get: React without its
 // development checks, which under a DevTools-protocol client such as Playwright cost far more than in real use).
-// A measurement to report, not a test:  npx tsx test/app/measureLongTasks.ts [preset] [backend]
+// A measurement to report, not a test:  npx tsx test/app/measureLongTasks.ts [preset] [backend] [--trace]
 // Builds the app into a temp folder, serves it with `vite preview`, opens #train?preset=…&backend=…, starts a run
 // and prints the PerformanceObserver('longtask') entries from the click on Start until the run completes.
+// --trace: an unminified build, and what each long task was made of (longTaskTrace.ts).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build, preview } from 'vite';
 import { launchChromium } from '../support/chromium';
 import { ROOT } from './appServer';
+import { printLongTasks, startLongTaskTrace } from './longTaskTrace';
 
-const preset = process.argv[2] ?? 'smoke';
-const backend = process.argv[3] ?? 'wasm';
+const trace = process.argv.includes('--trace');
+const [preset = 'smoke', backend = 'wasm'] = process.argv.slice(2).filter((a) => a !== '--trace');
 const outDir = mkdtempSync(join(tmpdir(), 'retirelab-build-'));
 try {
   await build({
     root: ROOT,
     configFile: join(ROOT, 'vite.config.ts'),
     logLevel: 'error',
-    build: { outDir, emptyOutDir: true },
+    build: { outDir, emptyOutDir: true, minify: !trace },
   });
   const server = await preview({
     root: ROOT,
@@ -44,6 +46,7 @@ try {
     await page.getByTestId('run-start').and(page.locator(':not([disabled])')).waitFor();
     await page.evaluate(() => ((window as unknown as { __longTasks: number[] }).__longTasks = []));
     const t0 = Date.now();
+    const cdp = trace ? await startLongTaskTrace(browser, page) : null;
     await page.getByTestId('run-start').click();
     await page.waitForFunction(
       () => document.querySelector('[data-testid=run-status]')?.textContent === 'completed',
@@ -51,6 +54,7 @@ try {
       { polling: 250, timeout: 1_800_000 },
     );
     const seconds = (Date.now() - t0) / 1000;
+    if (cdp) await printLongTasks(cdp);
     const tasks = await page.evaluate(() => (window as unknown as { __longTasks: number[] }).__longTasks);
     const sorted = [...tasks].sort((a, b) => b - a);
     console.log(

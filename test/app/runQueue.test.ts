@@ -155,6 +155,26 @@ describe('the run queue', () => {
     ]);
     expect(done.items.map((i) => i.status)).toEqual(['completed', 'completed', 'completed']);
   });
+
+  it('starts a run a reload cut off before its first checkpoint again, keeping one stored run per item', async () => {
+    const { repo, starts, runs } = setup();
+    const queue = createQueue(schedules(), [], 'cpu', [0], { 'student.schedule': ['adaptive', 'never'] });
+    const first = await runQueue({ ...queue, items: queue.items.slice(0, 1) }, repo, runs, () => undefined);
+    // what a reload leaves of a run that had no checkpoint yet: a running record without one, the item 'running'
+    const cut = (await repo.getRun(first.items[0]!.runId!))!;
+    await repo.putRun({ ...cut, status: 'running', checkpoint: null, summary: null });
+    const reloaded = { ...queue, items: [{ ...first.items[0]!, status: 'running' as const }, ...queue.items.slice(1)] };
+    const done = await runQueue(reloaded, repo, runs, () => undefined);
+    expect(starts.map((s) => (s.type === 'start' ? s.config.student.schedule : ''))).toEqual([
+      'adaptive',
+      'adaptive',
+      'never',
+    ]);
+    expect(done.items.map((i) => i.status)).toEqual(['completed', 'completed']);
+    const stored = (await repo.listRuns()).filter((r) => r.queueId === queue.id);
+    expect(stored.map((r) => r.label).sort()).toEqual(done.items.map((i) => i.label).sort());
+    expect(await repo.getRun(cut.id)).toBeNull();
+  });
 });
 
 describe('the runs store', () => {

@@ -211,7 +211,20 @@ describe('stored runs in a real browser', { shuffle: false }, () => {
     await page.getByTestId('queue-start').click();
     const queue = page.getByTestId('queue').first();
     await expect.poll(() => queue.getAttribute('data-state'), { timeout: 30_000 }).toBe('running');
+    // a reload mid-queue (its first run done, the second going): the stored queue picks up where it was — the
+    // finished run is kept, the interrupted one resumes from its checkpoint, the rest start — and ends done
+    const items = queue.getByTestId('queue-item');
+    await expect
+      .poll(() => items.and(page.locator('[data-status=completed]')).count(), { timeout: 600_000, interval: 500 })
+      .toBeGreaterThanOrEqual(1);
+    await expect
+      .poll(() => items.and(page.locator('[data-status=running]')).count(), { timeout: 120_000, interval: 200 })
+      .toBe(1);
+    const idBefore = await queue.getAttribute('data-queue-id');
+    await page.reload();
+    await expect.poll(() => queue.getAttribute('data-queue-id'), { timeout: 60_000 }).toBe(idBefore);
     await expect.poll(() => queue.getAttribute('data-state'), { timeout: 1_100_000, interval: 1000 }).toBe('done');
+    expect(await items.and(page.locator('[data-status=completed]')).count()).toBe(4);
     await queue.getByTestId('queue-compare').click();
     const view = page.getByTestId('compare-view');
     await view.getByTestId('comparison-table').waitFor();

@@ -1,14 +1,23 @@
 // One metric against the training step: a line, an optional horizontal threshold (δ, γ) and an optional vertical
 // marker (the step the teacher retired). Series arrive already downsampled (downsampleSeries.ts).
 import { CartesianGrid, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { memo } from 'react';
 import { saveChart, type ChartFileFormat } from './chartExport';
+import { useQueuedValue } from './redrawQueue';
 import { CHART_GRID, CHART_MARGIN, STEP_AXIS, VALUE_AXIS } from './chartFrame';
 import type { SeriesPoint } from './downsampleSeries';
 
 export interface MetricChartProps {
   title: string;
   /** one line or several (e.g. rollout and validation success), each with its own colour */
-  lines: readonly { name: string; points: readonly SeriesPoint[]; color: string }[];
+  lines: readonly {
+    name: string;
+    points: readonly SeriesPoint[];
+    color: string;
+    /** draw a dot per point: default while the line has ≤ 40 points; false for a per-step series that will grow
+     * past that mid-run (dropping its dots then is one more redraw of the chart) */
+    dots?: boolean;
+  }[];
   xLabel?: string;
   threshold?: { y: number; label: string } | null;
   marker?: { x: number; label: string } | null;
@@ -71,7 +80,15 @@ function ChartDownloads({ name }: { name: string }) {
   );
 }
 
-export function MetricChart({
+/**
+ * The chart, redrawn only when its props change (memo: give it stable props) and then in a task of its own
+ * (redrawQueue.ts), so several charts updating at once never freeze the page together.
+ */
+export const MetricChart = memo(function MetricChart(props: MetricChartProps) {
+  return <MetricChartView {...useQueuedValue(props)} />;
+});
+
+function MetricChartView({
   title,
   lines,
   xLabel = 'step',
@@ -89,9 +106,9 @@ export function MetricChart({
         {title}
         {threshold && !thresholdShown ? <span className="off-scale"> · {threshold.label} (off the scale)</span> : null}
       </figcaption>
-      {empty ? (
-        <div className="chart-empty">no values yet</div>
-      ) : (
+      {/* the chart stays mounted while empty: its container is measured once, before a run, not mid-run */}
+      <div className="chart-body">
+        {empty ? <div className="chart-empty">no values yet</div> : null}
         <ResponsiveContainer width="100%" height={200}>
           <LineChart margin={CHART_MARGIN}>
             <CartesianGrid {...CHART_GRID} />
@@ -110,7 +127,7 @@ export function MetricChart({
                 dataKey="y"
                 stroke={l.color}
                 strokeWidth={1.6}
-                dot={l.points.length <= 40 ? { r: 2.5 } : false}
+                dot={(l.dots ?? true) && l.points.length <= 40 ? { r: 2.5 } : false}
                 isAnimationActive={false}
               />
             ))}
@@ -134,7 +151,7 @@ export function MetricChart({
             ) : null}
           </LineChart>
         </ResponsiveContainer>
-      )}
+      </div>
       {note ? <p className="chart-note">{note}</p> : null}
       {empty ? null : <ChartDownloads name={testId ?? title} />}
     </figure>

@@ -151,6 +151,9 @@ export async function runQueue(
       await update(index, { status: 'running' });
       await runs.getState().resumeRun(runId);
     } else {
+      // a run cut off before its first checkpoint (or failed) starts again from scratch: its partial record goes, so
+      // the queue keeps one stored run per item
+      if (stored) await repo.deleteRun(stored.id);
       await update(index, { status: 'running' });
       runId = await runs.getState().startRun({
         preset: q.preset,

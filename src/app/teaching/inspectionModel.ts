@@ -43,6 +43,8 @@ export interface LiveInspection extends Inspection {
   windowEnds: number[];
   validationSteps: number[];
   lastStep: number;
+  /** whether the run's schedule is gated (a what-if can replay its log) */
+  gated: boolean;
   /** the run's student log and the replay options equal to its gate, for the what-if; null for non-gated schedules */
   whatIf: { sources: LogSource[]; options: ReplayOptions } | null;
 }
@@ -69,7 +71,8 @@ export function inspectLiveRun(state: RunState, withWhatIf = true): LiveInspecti
   const validationSteps = student
     .filter((l) => typeof l['val/success_rate'] === 'number' && Number.isFinite(l['val/success_rate']))
     .map((l) => l.step);
-  const settings = withWhatIf ? replaySettingsFor(cfg, sT) : null;
+  const gatedSettings = replaySettingsFor(cfg, sT);
+  const settings = withWhatIf ? gatedSettings : null;
   const text = settings ? metricsJsonl(student) : '';
   return {
     rows: inspectGate(state.evaluations, config, rule),
@@ -78,6 +81,7 @@ export function inspectLiveRun(state: RunState, withWhatIf = true): LiveInspecti
     windowEnds: state.windows.map((w) => w.step),
     validationSteps,
     lastStep: student[student.length - 1]?.step ?? 0,
+    gated: gatedSettings !== null,
     whatIf:
       settings && text !== ''
         ? { sources: [{ name: `${cfg.name}-metrics.jsonl`, text }], options: settingsToOptions(settings) }

@@ -224,6 +224,9 @@ function RunStatusLine() {
   );
 }
 
+const ZERO_LINE = { y: 0, label: '0' };
+const UNIT_RANGE: [number, number] = [0, 1];
+
 /** How often the live charts redraw while a run trains (ms). */
 const CHART_REFRESH_MS = 1000;
 
@@ -244,12 +247,26 @@ function RunCharts() {
   const slices = useDeferredValue(throttled);
   const series = useMemo(() => trainSeries(slices), [slices]);
   const gate = cfg?.student.gate;
-  const gateChart = gateCharts(
-    series,
-    gate ? { delta: gate.alignmentThreshold, gamma: gate.competenceThreshold } : null,
-    retirement?.triggerStep,
+  const delta = gate?.alignmentThreshold;
+  const gamma = gate?.competenceThreshold;
+  const triggerStep = retirement?.triggerStep;
+  // stable props: a chart (memo) redraws only when what it draws changed, not on every message from the worker
+  const gateChart = useMemo(
+    () => gateCharts(series, delta !== undefined && gamma !== undefined ? { delta, gamma } : null, triggerStep),
+    [series, delta, gamma, triggerStep],
   );
-  const marker = retirementMarker(retirement?.triggerStep);
+  const marker = useMemo(() => retirementMarker(triggerStep), [triggerStep]);
+  const lines = useMemo(
+    () => ({
+      success: [
+        { name: 'rollout', points: series.rolloutSuccess, color: '#0891b2', dots: false },
+        { name: 'validation', points: series.validationSuccess, color: '#111827' },
+      ],
+      entropy: [{ name: 'entropy', points: series.entropy, color: '#db2777', dots: false }],
+      cosine: [{ name: 'cosine', points: series.gradientCosine, color: '#ea580c' }],
+    }),
+    [series],
+  );
   return (
     <div className="charts" aria-label="training charts">
       <MetricChart
@@ -263,26 +280,23 @@ function RunCharts() {
       <MetricChart
         testId="train-success"
         title="success rate"
-        lines={[
-          { name: 'rollout', points: series.rolloutSuccess, color: '#0891b2' },
-          { name: 'validation', points: series.validationSuccess, color: '#111827' },
-        ]}
+        lines={lines.success}
         marker={marker}
-        yDomain={[0, 1]}
+        yDomain={UNIT_RANGE}
         note="Student stage: training rollouts (blue) and validation (black)."
       />
       <MetricChart
         testId="train-entropy"
         title="entropy (nats/token)"
-        lines={[{ name: 'entropy', points: series.entropy, color: '#db2777' }]}
+        lines={lines.entropy}
         marker={marker}
         note="Student stage: mean entropy of the sampled action tokens."
       />
       <MetricChart
         testId="train-grad-cosine"
         title="cos(∇ action loss, ∇ observation loss)"
-        lines={[{ name: 'cosine', points: series.gradientCosine, color: '#ea580c' }]}
-        threshold={{ y: 0, label: '0' }}
+        lines={lines.cosine}
+        threshold={ZERO_LINE}
         xLabel="SFT step"
         note="SFT stage (before the teacher exists), measured every sft.geometryEvery steps."
       />

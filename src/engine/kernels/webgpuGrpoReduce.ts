@@ -1,5 +1,5 @@
-// Fused GRPO loss reduction on webgpu (../losses/grpoLoss.ts, METHODS §2): clipped surrogate, aggregation, β·k3 KL
-// and every statistic.
+// Fused GRPO loss reduction on webgpu (../losses/grpoLoss.ts, docs/METHODS.md §2): clipped surrogate, aggregation,
+// β·k3 KL and every statistic.
 //   'RetireGrpoReduce[Ref]' rows = lp [B·T] or [2, B·T] (lp, entropy), old [B, T], cls [B, T], adv [B], refLp [B, T]
 //   → [8] loss, policyLoss, kl, clipFracLow, clipFracHigh, ratioMean, entropy, actionTokens
 // One kernel name without and one with the reference log-probs (tfjs saves gradient inputs by name).

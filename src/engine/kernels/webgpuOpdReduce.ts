@@ -1,5 +1,5 @@
-// Fused OPD loss reduction on webgpu (../losses/opdLoss.ts, METHODS §3): k3 with its ratio ρ, the full reverse KL
-// (from the row kernel's KL plane) or the naive ablation, and every statistic.
+// Fused OPD loss reduction on webgpu (../losses/opdLoss.ts, docs/METHODS.md §3): k3 with its ratio ρ, the full
+// reverse KL (from the row kernel's KL plane) or the naive ablation, and every statistic.
 //   'RetireOpdReduce' rows = lp [B·T] or [2, B·T] (lp, full KL), tlp [B, T], old [B, T], cls [B, T]
 //   → [5] loss, gap, k3, ratioMean, actionTokens
 import * as tf from '@tensorflow/tfjs';

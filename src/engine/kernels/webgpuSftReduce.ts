@@ -1,4 +1,4 @@
-// Fused ActObs / weighted SFT loss reduction on webgpu (../losses/actObsLoss.ts weightedSftLoss, METHODS §1):
+// Fused ActObs / weighted SFT loss reduction on webgpu (../losses/actObsLoss.ts weightedSftLoss, docs/METHODS.md §1):
 //   'RetireSftReduce' lp [B, T], cls [B, T] → [5] loss, actionCE, observationCE, actionTokens, observationTokens
 // loss = −mean_b Σ_t w·lp / max(1, Σ_t w), w = wAct on action targets, wObs on observation targets.
 import * as tf from '@tensorflow/tfjs';

@@ -1,4 +1,4 @@
-// ActObs SFT loss (METHODS §1): supervise action tokens and, with weight λ, observation tokens.
+// ActObs SFT loss (docs/METHODS.md §1): supervise action tokens and, with weight λ, observation tokens.
 //
 //   L_λ = mean over sequences b of  − [ Σ_{i∈A_b} log πθ(y_i) + λ Σ_{i∈O_b} log πθ(y_i) ] / max(1, |A_b| + λ|O_b|)
 //

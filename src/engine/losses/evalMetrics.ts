@@ -1,5 +1,5 @@
-// Evaluation helpers (METHODS §1, §6): entropy per token class, KL(π_init ‖ π) on a fixed probe set, observation CE.
-// All return tensors (read them with readStats / data()); none is meant to be differentiated.
+// Evaluation helpers (docs/METHODS.md §1, §6): entropy per token class, KL(π_init ‖ π) on a fixed probe set,
+// observation CE. All return tensors (read them with readStats / data()); none is meant to be differentiated.
 import * as tf from '@tensorflow/tfjs';
 import { TOKEN_CLASS_NAMES, TokenClass } from '../../core/env/types';
 import { classMask, maskedMean } from './lossTypes';

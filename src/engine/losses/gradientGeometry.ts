@@ -1,4 +1,4 @@
-// Gradient geometry of ActObs (METHODS §1): how the observation loss's gradient relates to the action loss's.
+// Gradient geometry of ActObs (docs/METHODS.md §1): how the observation loss's gradient relates to the action loss's.
 //   g_act = ∇θ action-only loss, g_obs = ∇θ observation-only loss, both over ALL parameters flattened;
 //   cosine = ⟨g_act, g_obs⟩ / (‖g_act‖‖g_obs‖), normRatio = ‖g_obs‖ / ‖g_act‖.
 // Two extra backward passes: run it every N steps, not every step.

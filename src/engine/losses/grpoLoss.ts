@@ -1,4 +1,4 @@
-// GRPO policy loss (METHODS §2): PPO-style clipped surrogate on the policy's own action tokens.
+// GRPO policy loss (docs/METHODS.md §2): PPO-style clipped surrogate on the policy's own action tokens.
 //
 //   r_t = exp(log πθ(y_t) − log π_old(y_t))                          (log-ratio clamped to ±20 against overflow)
 //   per-token loss  −min(r_t Â_b, clip(r_t, 1 − ε_low, 1 + ε_high) Â_b)  [+ β · k3(πθ ‖ π_ref)]

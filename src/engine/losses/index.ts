@@ -1,4 +1,4 @@
-// The loss families of METHODS §1–§3 and the evaluation helpers of §6 (tfjs only; every backend).
+// The loss families of docs/METHODS.md §1–§3 and the evaluation helpers of §6 (tfjs only; every backend).
 export * from './lossTypes';
 export * from './tokenLogProbs';
 export * from './actObsLoss';

@@ -1,4 +1,4 @@
-// On-policy distillation from the privileged teacher (METHODS §3), on the student's own sampled action tokens.
+// On-policy distillation from the privileged teacher (docs/METHODS.md §3), on the student's own sampled action tokens.
 //
 //   ℓ_t = log πθ(y_t) − log πT(y_t | c+)        (teacher log-probs aligned to the student's targets)
 //   gap statistic g_k = token-mean over action tokens of (log πT − log π_old); K_k = −g_k drives the retirement gate.
