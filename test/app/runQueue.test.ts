@@ -19,6 +19,9 @@ import { freshRecord } from './runRecordFixtures';
 const fakeSuccess = (schedule: string, seed: number) => (schedule.length % 5) / 5 + seed / 100;
 
 /** A worker stand-in that behaves like the real one towards storage: records its events, then replies. */
+/** Runs in flight across every fake worker, and the most at once (for the two-lane test). */
+const inFlight = { now: 0, most: 0 };
+
 class RecordingWorker implements WorkerLike {
   onmessage: ((event: MessageEvent<WorkerResponse>) => void) | null = null;
   onerror: ((event: ErrorEvent) => void) | null = null;
@@ -35,6 +38,7 @@ class RecordingWorker implements WorkerLike {
   terminate(): void {}
   private async simulate(m: Extract<WorkerRequest, { type: 'start' }>) {
     const reply = (r: WorkerResponse) => this.onmessage?.({ data: r } as MessageEvent<WorkerResponse>);
+    inFlight.most = Math.max(inFlight.most, ++inFlight.now);
     const rec = await RunRecorder.open(this.repo, m.record!.runId);
     reply({ type: 'backend', id: m.id, backend: 'cpu', skipped: [] });
     const c = m.config;
@@ -57,12 +61,12 @@ class RecordingWorker implements WorkerLike {
     };
     rec.record(done);
     await rec.flush();
+    inFlight.now--;
     reply({ type: 'events', id: m.id, events: [...events, done] });
   }
 }
 
-function setup() {
-  const repo = new MemoryRunRepository();
+function setup(repo = new MemoryRunRepository()) {
   const starts: WorkerRequest[] = [];
   const runStore = createRunStore(() => new RecordingWorker(repo, starts), { sharedControl: false });
   let t = 1000;
@@ -140,6 +144,34 @@ describe('the run queue', () => {
       `| adaptive | 2 | ${(100 * (fakeSuccess('adaptive', 0) + 0.005)).toFixed(1)} ± 6.4 | –, – | 10, 10 | 10.0 | 1.5 |`,
     );
     expect(getConfigValue(records[2]!.config, 'student.schedule')).toBe('never');
+  });
+
+  it('runs two at a time in two lanes, in queue order, with the same stored runs and table as one lane', async () => {
+    const one = setup();
+    const queue = createQueue(schedules(), [], 'cpu', [0, 1], { 'student.schedule': ['adaptive', 'never', 'none'] });
+    const sequential = await runQueue(queue, one.repo, one.runs, () => undefined);
+    const a = setup();
+    const b = setup(a.repo);
+    inFlight.most = 0;
+    const parallel = await runQueue(queue, a.repo, [a.runs, b.runs], () => undefined);
+    expect(inFlight.most).toBe(2);
+    expect(a.starts.length).toBeGreaterThan(0);
+    expect(b.starts.length).toBeGreaterThan(0);
+    expect(a.starts.length + b.starts.length).toBe(6);
+    expect(parallel.state).toBe('done');
+    expect(parallel.items.map((i) => i.status)).toEqual(sequential.items.map((i) => i.status));
+    expect(comparisonMarkdown(await a.repo.listRuns())).toBe(comparisonMarkdown(await one.repo.listRuns()));
+  });
+
+  it('keeps a temperature-matched queue in one lane: its matched arm needs the reference arm first', async () => {
+    const a = setup();
+    const b = setup(a.repo);
+    const preset = loadPreset('actobs-vs-actionsft', lookupPreset, PRESET_NAMES);
+    const queue = createQueue(preset, [], 'cpu', [0], null);
+    expect(queue.spec.matchTemperature).toBeDefined();
+    const done = await runQueue(queue, a.repo, [a.runs, b.runs], () => undefined);
+    expect(done.state).toBe('done');
+    expect(b.starts).toHaveLength(0);
   });
 
   it('continues a stored queue after a reload: finished runs are kept, the rest run', async () => {

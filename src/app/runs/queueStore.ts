@@ -1,7 +1,6 @@
 // The page's run queues: the stored ones (listed with their runs' states), the one going now, and when it started
 // (for the ETA). A queue left 'running' by a reload continues on load.
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import type { RunStore } from '../worker/runStore';
 import type { RunRepository } from './runRepository';
 import { runQueue, type RunQueue } from './runQueue';
 import type { RunsStore } from './runsStore';
@@ -31,7 +30,8 @@ export type QueueStore = StoreApi<QueueState & QueueActions>;
 export function createQueueStore(
   repo: () => Promise<RunRepository>,
   runs: RunsStore,
-  _runStore: RunStore,
+  /** more runs stores (each with its own worker) a queue may run its runs in beside `runs`: two at a time */
+  extraLanes: (queue: RunQueue) => readonly RunsStore[] = () => [],
   now: () => number = Date.now,
 ): QueueStore {
   return createStore<QueueState & QueueActions>()((set, get) => {
@@ -50,7 +50,11 @@ export function createQueueStore(
         error: null,
       });
       try {
-        await runQueue(queue, r, runs, (q) => put(q));
+        await runQueue(queue, r, [runs, ...extraLanes(queue)], (q) => {
+          put(q);
+          // the table lists runs the other lane started, too
+          void runs.getState().refresh();
+        });
       } catch (e) {
         set({ error: e instanceof Error ? e.message : String(e) });
       } finally {

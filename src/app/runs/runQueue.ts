@@ -1,6 +1,7 @@
 // The run queue: a preset (sweep presets included) × axes × seeds, expanded and ordered by the core's sweep code
-// (expandSweep, runSweep: the same runs, labels, points and temperature matching as `npm run sweep`), run one after
-// another in the training worker, each a stored run. The queue itself is stored after every change, so a reload
+// (expandSweep, runSweep: the same runs, labels, points and temperature matching as `npm run sweep`), each a stored
+// run in a training worker: one after another, or — given two lanes (runsStoreInstance.ts: where the machine has
+// ≥ 4 cores) and no temperature matching, whose arms depend on each other — two at a time, in queue order. The queue itself is stored after every change, so a reload
 // picks it up: finished runs are kept, an interrupted one resumes from its checkpoint, the rest start fresh.
 import { applyOverrides } from '../../core/experiment/config';
 import type { Preset } from '../../core/experiment/preset';
@@ -123,15 +124,17 @@ class QueueRunError extends Error {
 }
 
 /**
- * Run (or continue) a queue to its end through the runs store; `save` is called after every change. Resolves with
- * the final queue. A run stopped by hand pauses the queue (as Ctrl-C ends `npm run sweep`).
+ * Run (or continue) a queue to its end through the runs store(s) — `lanes`, each running one run at a time; `save`
+ * is called after every change. Resolves with the final queue. A run stopped by hand pauses the queue (as Ctrl-C
+ * ends `npm run sweep`): the other lane finishes the run it has and takes no more.
  */
 export async function runQueue(
   queue: RunQueue,
   repo: RunRepository,
-  runs: RunsStore,
+  lanes: RunsStore | readonly RunsStore[],
   save: (q: RunQueue) => Promise<void> | void,
 ): Promise<RunQueue> {
+  const stores = Array.isArray(lanes) ? (lanes as readonly RunsStore[]) : [lanes as RunsStore];
   let q: RunQueue = { ...queue, state: 'running', items: queue.items.map((i) => ({ ...i })) };
   const update = async (index: number, patch: Partial<QueueItem>) => {
     q = { ...q, items: q.items.map((it, i) => (i === index ? { ...it, ...patch } : it)) };
@@ -140,7 +143,7 @@ export async function runQueue(
   };
   await repo.putQueue(q);
   const indexOf = (label: string) => q.items.findIndex((i) => i.label === label);
-  const exec = async (run: SweepRun): Promise<RunSummary> => {
+  const exec = async (run: SweepRun, runs: RunsStore): Promise<RunSummary> => {
     const index = indexOf(run.label);
     const item = q.items[index]!;
     const stored = item.runId ? await repo.getRun(item.runId) : null;
@@ -179,8 +182,10 @@ export async function runQueue(
       throw new QueueRunError(`${run.label}: the run ended without a summary (${record?.error ?? 'failed'})`);
     return summary;
   };
+  const stop = (s: RunSummary) => s.status === 'interrupted';
   try {
-    await runSweep(q.items, q.spec, exec, { stop: (s) => s.status === 'interrupted' });
+    if (stores.length > 1 && !q.spec.matchTemperature) await inLanes(q.items, stores, exec, stop);
+    else await runSweep(q.items, q.spec, (run) => exec(run, stores[0]!), { stop });
     const stopped = q.items.some((i) => i.status === 'stopped' || i.status === 'pending');
     q = { ...q, state: stopped ? 'paused' : 'done' };
   } catch (e) {
@@ -192,4 +197,32 @@ export async function runQueue(
   await repo.putQueue(q);
   await save(q);
   return q;
+}
+
+/**
+ * Every item once, in queue order, each lane taking the next item as soon as its run ends; after a `stop` summary no
+ * lane takes another. The first failure ends the queue once the other lane's run is over.
+ */
+async function inLanes<L>(
+  items: readonly SweepRun[],
+  lanes: readonly L[],
+  exec: (run: SweepRun, lane: L) => Promise<RunSummary>,
+  stop: (s: RunSummary) => boolean,
+): Promise<void> {
+  let next = 0;
+  let stopped = false;
+  const results = await Promise.allSettled(
+    lanes.map(async (lane) => {
+      while (!stopped && next < items.length) {
+        try {
+          if (stop(await exec(items[next++]!, lane))) stopped = true;
+        } catch (e) {
+          stopped = true;
+          throw e;
+        }
+      }
+    }),
+  );
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
 }

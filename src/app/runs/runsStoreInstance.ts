@@ -5,7 +5,10 @@ import { runStore } from '../train/runStoreInstance';
 import { IdbRunRepository, storageEstimate } from './idbRunRepository';
 import { MemoryRunRepository, type RunRepository } from './runRepository';
 import { createQueueStore } from './queueStore';
-import { createRunsStore, type RunsActions, type RunsState } from './runsStore';
+import type { RunQueue } from './runQueue';
+import { createRunStore, type WorkerLike } from '../worker/runStore';
+import { logicalCores, shareCores, trainingWorkerName } from '../worker/workerThreads';
+import { createRunsStore, type RunsActions, type RunsState, type RunsStore } from './runsStore';
 
 let opened: Promise<RunRepository> | null = null;
 let fallbackReason: string | null = null;
@@ -19,7 +22,35 @@ export function runRepository(): Promise<RunRepository> {
 }
 
 export const runsStore = createRunsStore(runRepository, runStore, storageEstimate);
-export const queueStore = createQueueStore(runRepository, runsStore, runStore);
+
+/**
+ * Where the machine allows (≥ 4 logical cores), a queue runs two runs at a time: the second lane is a runs store
+ * with its own worker, whose wasm takes half the cores (the worker reads its thread count from its name). On fewer
+ * cores two runs would only share the same cores and each take twice as long.
+ */
+let secondLane: RunsStore | null = null;
+function queueLanes(queue: RunQueue): RunsStore[] {
+  // temperature-matched arms depend on each other: those queues run one at a time (runQueue.ts)
+  if (logicalCores < 4 || queue.spec.matchTemperature) return [];
+  shareCores(2);
+  secondLane ??= createRunsStore(
+    runRepository,
+    createRunStore(
+      () =>
+        new Worker(new URL('../worker/trainingWorker.ts', import.meta.url), {
+          type: 'module',
+          name: trainingWorkerName(),
+        }) as unknown as WorkerLike,
+    ),
+    storageEstimate,
+  );
+  return [secondLane];
+}
+export const queueStore = createQueueStore(runRepository, runsStore, queueLanes);
+// a single run (no queue going) takes every core again
+queueStore.subscribe((s) => {
+  if (s.activeId === null) shareCores(1);
+});
 
 export const useRuns = <T>(selector: (s: RunsState & RunsActions) => T): T => useStore(runsStore, selector);
 

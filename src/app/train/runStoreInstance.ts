@@ -1,12 +1,13 @@
 // The page's one run store, backed by the real module worker (Vite bundles it from this `new URL`).
 import { useStore } from 'zustand';
 import { createRunStore, type WorkerLike } from '../worker/runStore';
+import { trainingWorkerName } from '../worker/workerThreads';
 
 export const runStore = createRunStore(
   () =>
     new Worker(new URL('../worker/trainingWorker.ts', import.meta.url), {
       type: 'module',
-      name: 'retirelab-trainer',
+      name: trainingWorkerName(),
     }) as unknown as WorkerLike,
 );
 
