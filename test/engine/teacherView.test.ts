@@ -17,18 +17,21 @@ beforeAll(async () => {
   await initBackend('wasm');
 });
 
+/** A one-layer policy with room for the teacher's view (skill segment + episode). */
+const tinyPolicy = (env: ShellEnv) => ({
+  vocabSize: env.vocab.size,
+  contextTokens: env.limits.contextTokens + env.limits.skillTokens,
+  width: 32,
+  layers: 1,
+  heads: 2,
+  mlp: 64,
+  tiedHead: false,
+});
+
 describe('teacher and rollout alignment', () => {
   it('teacher log-probs on student targets equal a separate forward over the skill segment and the stream', async () => {
     const env = new ShellEnv({ seed: 1 });
-    const cfg = {
-      vocabSize: env.vocab.size,
-      contextTokens: env.limits.contextTokens + env.limits.skillTokens,
-      width: 32,
-      layers: 1,
-      heads: 2,
-      mlp: 64,
-      tiedHead: false,
-    };
+    const cfg = tinyPolicy(env);
     const student = new PolicyModel(cfg, 1, 'st');
     const teacher = new PolicyModel(cfg, 2, 'te');
     try {
@@ -78,15 +81,7 @@ describe('teacher and rollout alignment', () => {
 
   it("the teacher's view rollout strips the skill segment: student-view streams with the same prompts", async () => {
     const env = new ShellEnv({ seed: 1 });
-    const cfg = {
-      vocabSize: env.vocab.size,
-      contextTokens: env.limits.contextTokens + env.limits.skillTokens,
-      width: 32,
-      layers: 1,
-      heads: 2,
-      mlp: 64,
-      tiedHead: false,
-    };
+    const cfg = tinyPolicy(env);
     const m = new PolicyModel(cfg, 3, 'tv');
     try {
       const tasks = Array.from({ length: 3 }, (_, i) => env.task('validation', i));
