@@ -1,7 +1,8 @@
 // `npm run teachers -- [--tasks N] [--preset NAME …]`: the shipped teachers' skill dependence (issue 8). For each
 // preset (default: retire-shell, retire-house, retire-shop that name a teacher.checkpoint), loads the frozen
 // teacher and reports its S_T (state.json), its success on the first N validation tasks with its skill and with a
-// blank skill segment (one sample per task at T = 1, wasm), and the gap. A teacher worth distilling reads its skill.
+// blank skill segment (one sample per task at T = 1, wasm), the gap, and its success with the skill split by whether
+// the retrieved entry tells the truth or is misleading. A teacher worth distilling reads its skill.
 import { parseArgs } from 'node:util';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
@@ -26,7 +27,9 @@ async function main(argv: string[]): Promise<number> {
     throw new UserError(`--tasks: expected an integer ≥ 1, got "${values.tasks}"`);
   const seed = Number(values.seed ?? 0);
   await initBackend('wasm');
-  console.log('preset         teacher               S_T (state.json)  with skill  blank skill  gap (points)');
+  console.log(
+    'preset         teacher               S_T (state.json)  with skill  blank skill  gap (points)  truthful / misleading entries (tasks)',
+  );
   for (const name of values.preset ?? DEFAULT_PRESETS) {
     const cfg = readPreset(name).config;
     if (!cfg.teacher.checkpoint) {
@@ -49,7 +52,8 @@ async function main(argv: string[]): Promise<number> {
           String(state.teacherPerformance?.toFixed(3) ?? '?').padEnd(17),
           `${(100 * d.withSkill).toFixed(1)}%`.padEnd(11),
           `${(100 * d.blankSkill).toFixed(1)}%`.padEnd(12),
-          (100 * (d.withSkill - d.blankSkill)).toFixed(1),
+          (100 * (d.withSkill - d.blankSkill)).toFixed(1).padEnd(13),
+          `${(100 * d.withSkillTruthful).toFixed(1)}% / ${(100 * d.withSkillMisleading).toFixed(1)}% (${d.tasks - d.misleadingTasks} / ${d.misleadingTasks})`,
         ].join(' '),
       );
     } finally {

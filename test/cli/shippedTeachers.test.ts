@@ -1,8 +1,10 @@
 // The shipped teachers read their skill (issue 8): on the first 256 validation tasks, one sample each at T = 1 on
-// wasm, each shipped teacher succeeds clearly more often with its retrieved skill than with a blank skill segment.
-// Issue 8's target is 30 points; the shipped shell teacher reaches 19.1 (79.3 % vs 60.2 %: it internalised most
-// facts during its own GRPO, see public/teachers/README.md), so this pins ≥ 15 points — the target is NOT met.
-// A teacher that ignores its privileged context (the previous shell teacher: 69.5 % with, 68.8 % blank) fails this.
+// wasm, each shipped teacher succeeds at least 30 points more often with its retrieved skill than with a blank skill
+// segment, and it follows the skill even where the entry is misleading (systematically wrong there: the mistakes
+// OPD throughout pins a student to). Each was trained in its environment's randomised universe (presets
+// teacher-<env>, public/teachers/README.md), where only the skill tells the facts. A teacher that ignores its
+// privileged context (an earlier shell teacher: 69.5 % with, 68.8 % blank) or one that memorised the facts (the
+// next one: 79.3 % vs 60.2 %) fails this.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -38,9 +40,12 @@ describe('the shipped teachers', () => {
       try {
         model.setWeights((await loadShippedTeacher(cfg)) ?? []);
         const d = await measureSkillDependence(model, env, TASKS, 0);
-        expect(d.withSkill - d.blankSkill).toBeGreaterThanOrEqual(0.15);
+        expect(d.withSkill - d.blankSkill).toBeGreaterThanOrEqual(0.3);
         // 256 tasks: a binomial spread of ±6 points around the S_T its own 128 validation tasks gave
         expect(d.withSkill).toBeGreaterThan(0.6);
+        // misleading entries: far below the truthful ones (a teacher that ignored the skill would score alike)
+        expect(d.misleadingTasks).toBeGreaterThan(10);
+        expect(d.withSkillTruthful - d.withSkillMisleading).toBeGreaterThan(0.4);
       } finally {
         model.dispose();
       }

@@ -66,6 +66,8 @@ export interface HouseWorld {
 export class HouseEnv extends MicroEnv<HouseWorld> {
   /** universe: the room where each object usually is (1..5) */
   readonly usualRoom: readonly number[];
+  /** negative control / skill-reading teacher training: every task draws the object's room (EnvOptions.randomFacts) */
+  readonly randomFacts: boolean;
   private readonly roomIds: readonly number[];
   private readonly containerIds: readonly number[];
   private readonly objectIds: readonly number[];
@@ -88,8 +90,12 @@ export class HouseEnv extends MicroEnv<HouseWorld> {
         misleadingText: `${obj} usually in ${HOUSE_ROOMS[wrong]}`,
       };
     });
-    super({ name: 'house', words: WORDS, heads: HEADS, limits: LIMITS, skills, stateSize: STATE_SIZE }, o);
+    super(
+      { name: 'house', words: WORDS, heads: HEADS, limits: LIMITS, skills, stateSize: STATE_SIZE, randomFacts: true },
+      o,
+    );
     this.usualRoom = usualRoom;
+    this.randomFacts = o.randomFacts === true;
     const v = this.vocab;
     this.roomIds = HOUSE_ROOMS.map((x) => v.id(x));
     this.containerIds = HOUSE_CONTAINERS.map((x) => v.id(x));
@@ -128,7 +134,9 @@ export class HouseEnv extends MicroEnv<HouseWorld> {
     });
     roomContainers.forEach((cs) => cs.sort((a, b) => a - b));
     const object = rng.int(HOUSE_OBJECTS.length);
-    const sourceRoom = this.usualRoom[object] as number;
+    const rooms = HOUSE_ROOMS.length - 1;
+    // randomFacts draws only when on, so the fixed universe's tasks are unchanged
+    const sourceRoom = this.randomFacts ? 1 + rng.int(rooms) : (this.usualRoom[object] as number);
     const sourceContainer = rng.pick(roomContainers[sourceRoom] as number[]);
     const targetContainer = rng.pick(HOUSE_CONTAINERS.map((_, i) => i).filter((c) => containerRoom[c] !== sourceRoom));
     const targetRoom = containerRoom[targetContainer] as number;
@@ -156,6 +164,12 @@ export class HouseEnv extends MicroEnv<HouseWorld> {
         objectAt,
       },
       splitKey: goal,
+      skill: this.randomFacts
+        ? {
+            text: `${HOUSE_OBJECTS[object]} usually in ${HOUSE_ROOMS[sourceRoom]}`,
+            misleadingText: `${HOUSE_OBJECTS[object]} usually in ${HOUSE_ROOMS[1 + ((sourceRoom + rng.int(rooms - 1)) % rooms)]}`,
+          }
+        : undefined,
     };
   }
 

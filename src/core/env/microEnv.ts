@@ -118,7 +118,7 @@ export abstract class MicroEnv<W> implements AgentEnv, EnvDynamics<W> {
 
   protected constructor(spec: MicroEnvSpec, options: EnvOptions) {
     if (options.randomFacts === true && spec.randomFacts !== true) {
-      throw new Error('env options: randomFacts is only implemented for shell (the negative control)');
+      throw new Error(`env options: randomFacts is not implemented for ${spec.name}`);
     }
     this.name = spec.name;
     this.options = options;

@@ -79,12 +79,15 @@ export interface ShopWorld {
   /** tie-break order of items in results (a permutation) */
   rank: readonly number[];
   target: number;
+  /** vocabulary id of the word this task's category is listed under (the universe's, or the task's own with randomFacts) */
+  listedId: number;
 }
 
 export class ShopEnv extends MicroEnv<ShopWorld> {
   /** universe: the thesaurus index each category is listed under */
   readonly listedAs: readonly number[];
-  private readonly listedIds: readonly number[];
+  /** negative control / skill-reading teacher training: every task draws its listing word (EnvOptions.randomFacts) */
+  readonly randomFacts: boolean;
   private readonly colorById: Int8Array;
   private readonly materialById: Int8Array;
   private readonly sizeById: Int8Array;
@@ -116,12 +119,10 @@ export class ShopEnv extends MicroEnv<ShopWorld> {
         misleadingText: `${c} listed as ${syn[(k + 1 + u.int(syn.length - 1)) % syn.length]}`,
       };
     });
-    super({ name: 'shop', words: WORDS, heads: HEADS, limits: LIMITS, skills, stateSize: 5 }, o);
+    super({ name: 'shop', words: WORDS, heads: HEADS, limits: LIMITS, skills, stateSize: 5, randomFacts: true }, o);
     this.listedAs = listedAs;
+    this.randomFacts = o.randomFacts === true;
     const v = this.vocab;
-    this.listedIds = SHOP_CATEGORIES.map((_, i) =>
-      v.id((SHOP_SYNONYMS[i] as readonly string[])[listedAs[i] as number] as string),
-    );
     const table = (words: readonly string[]): Int8Array => {
       const t = new Int8Array(v.size).fill(-1);
       words.forEach((w, i) => (t[v.id(w)] = i));
@@ -186,10 +187,30 @@ export class ShopEnv extends MicroEnv<ShopWorld> {
     const target = order.indexOf(0);
     const rank = rng.shuffle(items.map((_, i) => i));
     const goal = `${COLORS[color]} ${MATERIALS[material]} ${SHOP_CATEGORIES[category]} size ${SIZES[size]} under ${PRICES[cap]}`;
+    const syn = SHOP_SYNONYMS[category] as readonly string[];
+    // randomFacts draws only when on, so the fixed universe's tasks are unchanged
+    const listed = this.randomFacts ? rng.int(syn.length) : (this.listedAs[category] as number);
+    const cname = SHOP_CATEGORIES[category] as string;
     return {
       goal,
-      world: { category, color, material, size, cap, items: shuffled, rank, target },
+      world: {
+        category,
+        color,
+        material,
+        size,
+        cap,
+        items: shuffled,
+        rank,
+        target,
+        listedId: this.vocab.id(syn[listed] as string),
+      },
       splitKey: goal,
+      skill: this.randomFacts
+        ? {
+            text: `${cname} listed as ${syn[listed]}`,
+            misleadingText: `${cname} listed as ${syn[(listed + 1 + rng.int(syn.length - 1)) % syn.length]}`,
+          }
+        : undefined,
     };
   }
 
@@ -212,7 +233,7 @@ export class ShopEnv extends MicroEnv<ShopWorld> {
       let wantMaterial = -1;
       for (let k = 1; k <= nArgs; k++) {
         const t = action[k] as number;
-        if (t === this.listedIds[world.category]) listed = true;
+        if (t === world.listedId) listed = true;
         if (this.colorById[t] !== -1) wantColor = this.colorById[t] as number;
         if (this.materialById[t] !== -1) wantMaterial = this.materialById[t] as number;
       }
@@ -313,7 +334,7 @@ export class ShopEnv extends MicroEnv<ShopWorld> {
     return [
       [
         'search',
-        this.vocab.words[this.listedIds[world.category] as number] as string,
+        this.vocab.words[world.listedId] as string,
         COLORS[world.color] as string,
         MATERIALS[world.material] as string,
       ],

@@ -102,8 +102,10 @@ export interface EnvOptions {
   /** override of the environment's default turn limit (contextTokens must stay ≤ 128); undefined = default */
   maxTurns?: number;
   /**
-   * negative control (shell only): every task draws its own facts (where each file is), so there is nothing fixed
-   * for a student to internalise; the skill still tells the task's truth. undefined/false = facts fixed by the seed
+   * every task draws its own facts (shell: where each file is; house: the object's room; shop: the listing word), so
+   * there is nothing fixed for a student to internalise; the skill still tells the task's truth. The negative
+   * control, and the universe the shipped teachers learn to read their skill in. undefined/false = facts fixed by
+   * the seed
    */
   randomFacts?: boolean;
 }

@@ -117,7 +117,7 @@ export const experimentConfigSchema = z.strictObject({
       .boolean()
       .default(false)
       .describe(
-        'negative control (shell only): each task draws its own facts, so there is nothing to internalise and the gate should not retire',
+        'each task draws its own facts (the skill still tells them): the negative control, where there is nothing to internalise and the gate should not retire, and the universe the shipped teachers are trained in, so they must read their skill',
       ),
   }),
   model: z.strictObject({

@@ -23,6 +23,9 @@ export const PRESET_NAMES = [
   'actobs-vs-actionsft',
   'schedules',
   'estimators',
+  'teacher-shell',
+  'teacher-house',
+  'teacher-shop',
 ] as const;
 
 const presetFileSchema = z.strictObject({

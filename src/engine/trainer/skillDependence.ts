@@ -12,6 +12,11 @@ export interface SkillDependence {
   withSkill: number;
   /** success rate with a blank skill segment */
   blankSkill: number;
+  /** how many of the tasks retrieved a misleading skill entry */
+  misleadingTasks: number;
+  /** success rate with the skill, on the tasks whose entry tells the truth / is misleading (NaN when none) */
+  withSkillTruthful: number;
+  withSkillMisleading: number;
 }
 
 /** the task with its skill segment blanked (same length, so positions are unchanged) */
@@ -27,11 +32,18 @@ export async function measureSkillDependence(
 ): Promise<SkillDependence> {
   const list = Array.from({ length: tasks }, (_, i) => env.task('validation', i));
   const engine = createEnginePort(env);
-  const rate = async (ts: readonly Task[]): Promise<number> => {
-    const r = await engine.rollout({ policy: teacher, tasks: ts, withSkill: true, temperature: 1, seed });
-    let s = 0;
-    for (let i = 0; i < ts.length; i++) s += r.success[i] as number;
-    return s / ts.length;
+  const successes = async (ts: readonly Task[]): Promise<ArrayLike<number>> =>
+    (await engine.rollout({ policy: teacher, tasks: ts, withSkill: true, temperature: 1, seed })).success;
+  const mean = (xs: readonly number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
+  const withSkill = Array.from(await successes(list));
+  const blank = Array.from(await successes(list.map(blankSkillTask)));
+  const misleading = list.map((t) => t.skillMisleading);
+  return {
+    tasks,
+    withSkill: mean(withSkill),
+    blankSkill: mean(blank),
+    misleadingTasks: misleading.filter(Boolean).length,
+    withSkillTruthful: mean(withSkill.filter((_, i) => !misleading[i])),
+    withSkillMisleading: mean(withSkill.filter((_, i) => misleading[i])),
   };
-  return { tasks, withSkill: await rate(list), blankSkill: await rate(list.map(blankSkillTask)) };
 }

@@ -71,4 +71,20 @@ describe('house environment', () => {
       expect(t.skill === `${o} usually in ${HOUSE_ROOMS[t.world.sourceRoom]}`).toBe(!t.skillMisleading);
     }
   });
+
+  it('with randomFacts draws each task’s room for the object, the skill telling it, and the expert still solves it', () => {
+    const control = new HouseEnv({ seed: 5, randomFacts: true });
+    const ct = control.tasks('validation', 400);
+    const byObject = new Map<number, Set<number>>();
+    for (const t of ct)
+      byObject.set(t.world.object, (byObject.get(t.world.object) ?? new Set()).add(t.world.sourceRoom));
+    // every object seen often lands in several rooms (fixed facts: exactly one, checked above)
+    for (const rooms of byObject.values()) expect(rooms.size).toBeGreaterThanOrEqual(3);
+    for (const t of ct) {
+      const o = HOUSE_OBJECTS[t.world.object]!;
+      expect(t.skill === `${o} usually in ${HOUSE_ROOMS[t.world.sourceRoom]}`).toBe(!t.skillMisleading);
+      expect(t.world.roomContainers[t.world.sourceRoom]).toContain(t.world.sourceContainer);
+    }
+    for (const t of ct.slice(0, 20)) expect(play(control, t, control.expertPlan(t.world)).batch.success[0]).toBe(1);
+  });
 });

@@ -187,12 +187,9 @@ describe('environment options', () => {
     expect(() => createEnv('toString' as EnvName)).toThrow(/environment "toString" is not available/);
   });
 
-  it('offers the randomFacts negative control in shell only', () => {
-    expect(createEnv('shell', { randomFacts: true }).options.randomFacts).toBe(true);
-    for (const name of ['house', 'shop'] as const) {
-      expect(() => createEnv(name, { randomFacts: true })).toThrow(
-        'env options: randomFacts is only implemented for shell (the negative control)',
-      );
+  it('offers the randomFacts universe in every environment', () => {
+    for (const name of ['shell', 'house', 'shop'] as const) {
+      expect(createEnv(name, { randomFacts: true }).options.randomFacts).toBe(true);
     }
   });
 

@@ -92,4 +92,25 @@ describe('shop environment', () => {
       expect(t.skill === `${c} listed as ${right}`).toBe(!t.skillMisleading);
     }
   });
+
+  it('with randomFacts draws each task’s listing word, the skill telling it, and only that word finds results', () => {
+    const control = new ShopEnv({ seed: 5, randomFacts: true });
+    const ct = control.tasks('validation', 400);
+    const byCategory = new Map<number, Set<number>>();
+    for (const t of ct)
+      byCategory.set(t.world.category, (byCategory.get(t.world.category) ?? new Set()).add(t.world.listedId));
+    for (const words of byCategory.values()) expect(words.size).toBeGreaterThanOrEqual(3);
+    for (const t of ct) {
+      const c = SHOP_CATEGORIES[t.world.category]!;
+      expect(t.skill === `${c} listed as ${control.vocab.words[t.world.listedId]}`).toBe(!t.skillMisleading);
+    }
+    // the universe's own listing word finds nothing where the task drew another one
+    const t = ct.find(
+      (x) =>
+        x.world.listedId !== control.vocab.id(SHOP_SYNONYMS[x.world.category]![control.listedAs[x.world.category]!]!),
+    )!;
+    const usual = SHOP_SYNONYMS[t.world.category]![control.listedAs[t.world.category]!]!;
+    expect(play(control, t, [['search', usual]]).observations[0]).toBe('no results');
+    for (const x of ct.slice(0, 20)) expect(play(control, x, control.expertPlan(x.world)).batch.success[0]).toBe(1);
+  });
 });
