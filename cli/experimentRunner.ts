@@ -39,7 +39,7 @@ import { InterruptLatch, onInterrupt } from './interrupt';
 /** A user error: printed as one line (no stack), exit code 2 (core/errors.ts). */
 export { UserError };
 
-async function readFolder(dir: string): Promise<CheckpointFiles> {
+export async function readFolder(dir: string): Promise<CheckpointFiles> {
   const files: CheckpointFiles = new Map();
   for (const f of withFsErrors(dir, 'reading the checkpoint', () => readdirSync(dir))) {
     const path = join(dir, f);

@@ -28,15 +28,19 @@ function diskFetch(asked: string[]): typeof fetch {
 describe('the shipped teacher in the browser', () => {
   const cfg = preset('retire-shell').config;
 
-  it('fetches model.json, weights.bin and state.json from the app itself and returns the teacher weights', async () => {
-    expect(cfg.teacher.checkpoint).not.toBe('');
-    const asked: string[] = [];
-    const weights = await loadTeacher(cfg, createEnvFor(cfg), diskFetch(asked), ORIGIN);
-    const dir = `/${cfg.teacher.checkpoint}`;
-    expect(asked).toEqual([`${dir}/model.json`, `${dir}/weights.bin`, `${dir}/state.json`]);
-    expect(weights?.length).toBeGreaterThan(0);
-    for (const w of weights ?? []) expect(w.data.length).toBe(w.shape.reduce((a, b) => a * b, 1));
-  });
+  it.each(['retire-shell', 'retire-house', 'retire-shop'])(
+    '%s: fetches model.json, weights.bin and state.json from the app itself and returns the teacher weights',
+    async (name) => {
+      const cfg = preset(name).config;
+      expect(cfg.teacher.checkpoint).toBe(`teachers/${cfg.env.name}`);
+      const asked: string[] = [];
+      const weights = await loadTeacher(cfg, createEnvFor(cfg), diskFetch(asked), ORIGIN);
+      const dir = `/${cfg.teacher.checkpoint}`;
+      expect(asked).toEqual([`${dir}/model.json`, `${dir}/weights.bin`, `${dir}/state.json`]);
+      expect(weights?.length).toBeGreaterThan(0);
+      for (const w of weights ?? []) expect(w.data.length).toBe(w.shape.reduce((a, b) => a * b, 1));
+    },
+  );
 
   it('needs nothing when the preset trains its own teacher', async () => {
     const own = { ...cfg, teacher: { ...cfg.teacher, checkpoint: '' } };

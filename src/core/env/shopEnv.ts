@@ -7,7 +7,7 @@
 //   observations: `ITEM PRICE` pairs, an item page `COLOUR MATERIAL PRICE sizes S…`, `size S`, the bought score.
 // Reward = fraction of the five attributes (category, colour, material, size, price ≤ cap) the bought item
 // matches, as WebShop scores it; success iff all five.
-// (~365 lines on purpose: one environment's world, transitions and scripted policies read best together.)
+// (~390 lines on purpose: one environment's world, transitions and scripted policies read best together.)
 import type { Rng } from '../rng';
 import { deriveRng, hashString } from '../rng';
 import { Outcome } from './episodeBatch';

@@ -47,3 +47,46 @@ export async function measureSkillDependence(
     withSkillMisleading: mean(withSkill.filter((_, i) => misleading[i])),
   };
 }
+
+export interface EntrySplit {
+  /** tasks whose retrieved skill entry tells the truth / is misleading */
+  truthfulTasks: number;
+  misleadingTasks: number;
+  /** success rate over `samples` episodes per task (T = 1), on each group; NaN for an empty group */
+  truthful: number;
+  misleading: number;
+}
+
+/**
+ * A policy's success on the first `tasks` tasks of a split, grouped by whether the task's skill entry is misleading
+ * — the facts a skill-following teacher gets wrong. A student pinned to such a teacher fails the misleading group as
+ * the teacher does; one that has left it can solve them. `withSkill` shows the skill segment (for a teacher).
+ */
+export async function measureEntrySplit(
+  policy: PolicyModel,
+  env: AgentEnv,
+  opts: { split: 'validation' | 'test'; tasks: number; samples: number; withSkill: boolean; seed: number },
+): Promise<EntrySplit> {
+  const list = Array.from({ length: opts.tasks }, (_, i) => env.task(opts.split, i));
+  const batch = list.flatMap((t) => Array.from({ length: opts.samples }, () => t));
+  const r = await createEnginePort(env).rollout({
+    policy,
+    tasks: batch,
+    withSkill: opts.withSkill,
+    temperature: 1,
+    seed: opts.seed,
+  });
+  const sum = { truthful: 0, misleading: 0 };
+  const count = { truthful: 0, misleading: 0 };
+  batch.forEach((t, i) => {
+    const group = t.skillMisleading ? 'misleading' : 'truthful';
+    sum[group] += r.success[i] as number;
+    count[group] += 1;
+  });
+  return {
+    truthfulTasks: list.filter((t) => !t.skillMisleading).length,
+    misleadingTasks: list.filter((t) => t.skillMisleading).length,
+    truthful: count.truthful ? sum.truthful / count.truthful : NaN,
+    misleading: count.misleading ? sum.misleading / count.misleading : NaN,
+  };
+}
