@@ -5,23 +5,14 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { CliIo } from '../../cli/cliMain';
 import { main as experiment } from '../../cli/experiment';
 import { main as sweep } from '../../cli/sweep';
+import { runCli } from '../support/cliRun';
 
 const tmp = mkdtempSync(join(tmpdir(), 'experiment-cli-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-/** A command's main, in-process, with its output captured. */
-async function run(
-  main: (argv: string[], io: CliIo) => Promise<number>,
-  args: string[],
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(args, { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t) });
-  return { code, stdout, stderr };
-}
+const run = runCli;
 
 describe('config errors', () => {
   it('an unknown preset lists the available presets (exit 2, no stack trace)', async () => {

@@ -2,16 +2,10 @@
 // its type, default and description, from the config schema.
 import { describe, expect, it } from 'vitest';
 import { main } from '../../cli/experiment';
-import type { CliIo } from '../../cli/cliMain';
 import { configKeys } from '../../src/core/experiment/config';
+import { runCli } from '../support/cliRun';
 
-async function listKeys(): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t) };
-  const code = await main(['--list-keys'], io);
-  return { code, stdout, stderr };
-}
+const listKeys = () => runCli(main, ['--list-keys']);
 
 /** The printed blocks by key: the head line `key  type  (default: JSON)` and the indented description below it. */
 function blocks(stdout: string): Map<string, { head: string; description: string }> {

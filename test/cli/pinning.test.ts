@@ -5,19 +5,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { CliIo } from '../../cli/cliMain';
 import { main as experiment } from '../../cli/experiment';
 import { main as pinning } from '../../cli/pinning';
+import { runCli } from '../support/cliRun';
 
 const tmp = mkdtempSync(join(tmpdir(), 'pinning-cli-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-async function run(main: (argv: string[], io: CliIo) => Promise<number>, args: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(args, { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t) });
-  return { code, stdout, stderr };
-}
+const run = runCli;
 
 describe('npm run pinning', () => {
   it('splits a finished run’s student and teacher success by truthful and misleading skill entries', async () => {
