@@ -34,17 +34,37 @@ export async function measureSkillDependence(
   const engine = createEnginePort(env);
   const successes = async (ts: readonly Task[]): Promise<ArrayLike<number>> =>
     (await engine.rollout({ policy: teacher, tasks: ts, withSkill: true, temperature: 1, seed })).success;
-  const mean = (xs: readonly number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
-  const withSkill = Array.from(await successes(list));
-  const blank = Array.from(await successes(list.map(blankSkillTask)));
-  const misleading = list.map((t) => t.skillMisleading);
+  const withSkill = byEntry(list, await successes(list));
+  const blank = byEntry(list, await successes(list.map(blankSkillTask)));
   return {
     tasks,
-    withSkill: mean(withSkill),
-    blankSkill: mean(blank),
-    misleadingTasks: misleading.filter(Boolean).length,
-    withSkillTruthful: mean(withSkill.filter((_, i) => !misleading[i])),
-    withSkillMisleading: mean(withSkill.filter((_, i) => misleading[i])),
+    withSkill: withSkill.all,
+    blankSkill: blank.all,
+    misleadingTasks: withSkill.misleadingTasks,
+    withSkillTruthful: withSkill.truthful,
+    withSkillMisleading: withSkill.misleading,
+  };
+}
+
+/**
+ * mean success of episodes `tasks[i]` → `success[i]`, overall and grouped by truthful / misleading skill entry; the
+ * task counts are of distinct task objects (a task repeated for several samples counts once)
+ */
+function byEntry(tasks: readonly Task[], success: ArrayLike<number>): EntrySplit & { all: number } {
+  const sum = { truthful: 0, misleading: 0 };
+  const count = { truthful: 0, misleading: 0 };
+  tasks.forEach((t, i) => {
+    const group = t.skillMisleading ? 'misleading' : 'truthful';
+    sum[group] += success[i] as number;
+    count[group] += 1;
+  });
+  const rate = (k: 'truthful' | 'misleading'): number => (count[k] ? sum[k] / count[k] : NaN);
+  return {
+    truthfulTasks: new Set(tasks.filter((t) => !t.skillMisleading)).size,
+    misleadingTasks: new Set(tasks.filter((t) => t.skillMisleading)).size,
+    truthful: rate('truthful'),
+    misleading: rate('misleading'),
+    all: tasks.length ? (sum.truthful + sum.misleading) / tasks.length : NaN,
   };
 }
 
@@ -76,17 +96,6 @@ export async function measureEntrySplit(
     temperature: 1,
     seed: opts.seed,
   });
-  const sum = { truthful: 0, misleading: 0 };
-  const count = { truthful: 0, misleading: 0 };
-  batch.forEach((t, i) => {
-    const group = t.skillMisleading ? 'misleading' : 'truthful';
-    sum[group] += r.success[i] as number;
-    count[group] += 1;
-  });
-  return {
-    truthfulTasks: list.filter((t) => !t.skillMisleading).length,
-    misleadingTasks: list.filter((t) => t.skillMisleading).length,
-    truthful: count.truthful ? sum.truthful / count.truthful : NaN,
-    misleading: count.misleading ? sum.misleading / count.misleading : NaN,
-  };
+  const { truthfulTasks, misleadingTasks, truthful, misleading } = byEntry(batch, r.success);
+  return { truthfulTasks, misleadingTasks, truthful, misleading };
 }
