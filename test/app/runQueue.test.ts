@@ -207,6 +207,55 @@ describe('the run queue', () => {
     expect(stored.map((r) => r.label).sort()).toEqual(done.items.map((i) => i.label).sort());
     expect(await repo.getRun(cut.id)).toBeNull();
   });
+  it('resumes a run a reload cut off before the queue stored its id, instead of starting a second one', async () => {
+    const { repo, starts, runs } = setup();
+    const queue = createQueue(schedules(), [], 'cpu', [0], { 'student.schedule': ['adaptive', 'never'] });
+    // the reload came after startRun wrote the record and a checkpoint, before the queue stored the run's id
+    const item = queue.items[0]!;
+    await repo.putRun({
+      ...freshRecord('orphan'),
+      config: item.config,
+      seed: item.config.seed,
+      backend: 'cpu',
+      queueId: queue.id,
+      queueIndex: 0,
+      label: item.label,
+      point: item.point,
+      stage: 'student',
+      step: 1,
+      totalSteps: 2,
+      checkpoint: 'student-000001',
+      status: 'interrupted',
+    });
+    await repo.checkpoints('orphan').write('student-000001', new Map([['state.json', new Uint8Array([1])]]));
+    const reloaded = { ...queue, items: [{ ...item, status: 'running' as const }, ...queue.items.slice(1)] };
+    const done = await runQueue(reloaded, repo, runs, () => undefined);
+    expect(starts.map((s) => (s.type === 'start' ? [s.config.student.schedule, s.record?.resume] : []))).toEqual([
+      ['adaptive', true],
+      ['never', false],
+    ]);
+    expect(done.items.map((i) => [i.status, i.runId === 'orphan'])).toEqual([
+      ['completed', true],
+      ['completed', false],
+    ]);
+    const stored = (await repo.listRuns()).filter((r) => r.queueId === queue.id);
+    expect(stored.map((r) => r.label).sort()).toEqual(done.items.map((i) => i.label).sort());
+  });
+
+  it('keeps the completed run of an item a reload left with two records, and marks the item completed', async () => {
+    const { repo, starts, runs } = setup();
+    const queue = createQueue(schedules(), [], 'cpu', [0], { 'student.schedule': ['adaptive'] });
+    const first = await runQueue(queue, repo, runs, () => undefined);
+    const finished = (await repo.getRun(first.items[0]!.runId!))!;
+    // a second, partial record of the same item, and a queue that still names it and thinks it is running
+    await repo.putRun({ ...freshRecord('partial'), queueId: queue.id, label: queue.items[0]!.label, updatedAt: 9e12 });
+    const reloaded = { ...queue, items: [{ ...queue.items[0]!, runId: 'partial', status: 'running' as const }] };
+    const done = await runQueue(reloaded, repo, runs, () => undefined);
+    expect(starts).toHaveLength(1);
+    expect(done.items.map((i) => [i.status, i.runId])).toEqual([['completed', finished.id]]);
+    expect(done.state).toBe('done');
+    expect(await repo.getRun('partial')).toBeNull();
+  });
 });
 
 describe('the runs store', () => {

@@ -8,7 +8,7 @@ import type { Preset } from '../../core/experiment/preset';
 import type { RunSummary } from '../../core/experiment/summary';
 import { expandSweep, parseSweepSpec, runSweep, type SweepRun, type SweepSpec } from '../../core/experiment/sweep';
 import type { BackendChoice } from '../worker/protocol';
-import { newRunId } from './runRecord';
+import { newRunId, type RunRecord } from './runRecord';
 import type { RunRepository, StoredQueue } from './runRepository';
 import type { RunsStore } from './runsStore';
 
@@ -145,9 +145,12 @@ export async function runQueue(
   const indexOf = (label: string) => q.items.findIndex((i) => i.label === label);
   const exec = async (run: SweepRun, runs: RunsStore): Promise<RunSummary> => {
     const index = indexOf(run.label);
-    const item = q.items[index]!;
-    const stored = item.runId ? await repo.getRun(item.runId) : null;
-    if (stored?.summary && stored.status === 'completed') return stored.summary;
+    const stored = await adoptStoredRun(q, index, repo);
+    if (stored && stored.id !== q.items[index]!.runId) await update(index, { runId: stored.id });
+    if (stored?.summary && stored.status === 'completed') {
+      await update(index, { status: 'completed' });
+      return stored.summary;
+    }
     let runId: string | null;
     if (stored && stored.checkpoint && stored.status !== 'failed') {
       runId = stored.id;
@@ -157,7 +160,7 @@ export async function runQueue(
       // a run cut off before its first checkpoint (or failed) starts again from scratch: its partial record goes, so
       // the queue keeps one stored run per item
       if (stored) await repo.deleteRun(stored.id);
-      await update(index, { status: 'running' });
+      await update(index, { runId: null, status: 'running' });
       runId = await runs.getState().startRun({
         preset: q.preset,
         overrides: q.overrides,
@@ -197,6 +200,27 @@ export async function runQueue(
   await repo.putQueue(q);
   await save(q);
   return q;
+}
+
+/**
+ * The one stored run a queue item continues from, whatever moment a reload cut it off at. The queue is stored only
+ * after `startRun` has written the run's record, so a reload in between leaves a record the queue does not name:
+ * the item's runs are therefore looked up by queue and label too. Of several, a completed one wins, else the
+ * resumable one (a checkpoint, not failed) updated last; the others are deleted, so each item keeps one stored run.
+ */
+async function adoptStoredRun(q: RunQueue, index: number, repo: RunRepository): Promise<RunRecord | null> {
+  const item = q.items[index]!;
+  const named = item.runId ? await repo.getRun(item.runId) : null;
+  const orphans = (await repo.listRuns()).filter(
+    (r) => r.origin === 'tab' && r.queueId === q.id && r.label === item.label && r.id !== named?.id,
+  );
+  const all = named ? [named, ...orphans] : orphans;
+  if (all.length === 0) return null;
+  const rank = (r: RunRecord) =>
+    r.status === 'completed' && r.summary ? 2 : r.checkpoint !== null && r.status !== 'failed' ? 1 : 0;
+  const keep = [...all].sort((a, b) => rank(b) - rank(a) || b.updatedAt - a.updatedAt)[0]!;
+  for (const r of all) if (r.id !== keep.id) await repo.deleteRun(r.id);
+  return keep;
 }
 
 /**
