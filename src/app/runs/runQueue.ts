@@ -146,15 +146,14 @@ export async function runQueue(
   const exec = async (run: SweepRun, runs: RunsStore): Promise<RunSummary> => {
     const index = indexOf(run.label);
     const stored = await adoptStoredRun(q, index, repo);
-    if (stored && stored.id !== q.items[index]!.runId) await update(index, { runId: stored.id });
     if (stored?.summary && stored.status === 'completed') {
-      await update(index, { status: 'completed' });
+      await update(index, { runId: stored.id, status: 'completed' });
       return stored.summary;
     }
     let runId: string | null;
     if (stored && stored.checkpoint && stored.status !== 'failed') {
       runId = stored.id;
-      await update(index, { status: 'running' });
+      await update(index, { runId, status: 'running' });
       await runs.getState().resumeRun(runId);
     } else {
       // a run cut off before its first checkpoint (or failed) starts again from scratch: its partial record goes, so
@@ -210,11 +209,9 @@ export async function runQueue(
  */
 async function adoptStoredRun(q: RunQueue, index: number, repo: RunRepository): Promise<RunRecord | null> {
   const item = q.items[index]!;
-  const named = item.runId ? await repo.getRun(item.runId) : null;
-  const orphans = (await repo.listRuns()).filter(
-    (r) => r.origin === 'tab' && r.queueId === q.id && r.label === item.label && r.id !== named?.id,
+  const all = (await repo.listRuns()).filter(
+    (r) => r.id === item.runId || (r.origin === 'tab' && r.queueId === q.id && r.label === item.label),
   );
-  const all = named ? [named, ...orphans] : orphans;
   if (all.length === 0) return null;
   const rank = (r: RunRecord) =>
     r.status === 'completed' && r.summary ? 2 : r.checkpoint !== null && r.status !== 'failed' ? 1 : 0;
