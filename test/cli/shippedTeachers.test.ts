@@ -44,7 +44,7 @@ describe('the shipped teachers', () => {
         const d = await measureSkillDependence(model, env, TASKS, 0);
         expect(d.withSkill - d.blankSkill).toBeGreaterThanOrEqual(0.3);
         // near what following the skill can reach: ≥ 70 % of the scripted skill follower on the same tasks (shell
-        // 76 vs 83 %, house 75 vs 85 %, shop 59 vs 79 %: misleading entries cap both)
+        // 76 vs 83 %, house 75 vs 85 %, shop 82 vs 83 %: misleading entries cap both)
         const [follower] = calibrate(env as MicroEnv<unknown>, {
           tasksPerSplit: TASKS,
           splits: ['validation'],

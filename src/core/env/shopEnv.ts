@@ -1,8 +1,17 @@
-// shop: a WebShop-like store. The instruction names a category, a colour, a material, a size and a price cap
-// ("red cotton shirt size m under 40"). The store lists each category under one word of its thesaurus (fixed by
-// the seed: shirts may be listed as `polo`); a search without that word finds nothing. Results are ranked by how
-// many of the query's colour/material words an item matches; one item matches everything, its twin is over the
-// cap. The skill names the listing word ("shirt listed as polo"); without it an agent must guess among five.
+// shop: a WebShop-like store. The instruction names a colour, a material, a category, a size and a price cap
+// ("red cotton shirt size m under 40"). The store files each product line (a material and a category: cotton
+// shirts) under one word of its department's thesaurus (apparel: tee, top, …, sneaker, …, tote, …, cap, …; home:
+// cup, …, light, …, stool, …, timer, …), fixed by the seed (cotton shirts may be listed as `polo`, leather
+// shirts as `satchel`); a search without that word finds nothing. Results are ranked by how many of the query's
+// colour/material words an item matches, then by price (cheapest first); one item matches everything, its twin
+// is over the cap and so listed after it.
+// Information the student must earn (issue 8): 32 product lines × 20 words, and 4 turns allow one search
+// (search, click, choose, buy), so a skill-free explorer succeeds ≈ 1/20, a skill follower on every truthful
+// entry, the expert always. The skill names the listing word ("cotton shirt listed as polo"). The store's
+// mechanics are kept easy to copy (the first result of a full query; the size from the instruction): a 2-layer
+// policy did not learn to compare prices with the cap in 800 SFT steps, and no skill helps with that. With 5
+// or 10 words per line pure GRPO found each line's word by sampling about as fast as OPD taught it. Finding the
+// word is what the skill, or internalised knowledge of the store, is for.
 //   actions: search W [W W] | click ITEM | choose SIZE | buy
 //   observations: `ITEM PRICE` pairs, an item page `COLOUR MATERIAL PRICE sizes S…`, `size S`, the bought score.
 // Reward = fraction of the five attributes (category, colour, material, size, price ≤ cap) the bought item
@@ -28,6 +37,12 @@ export const SHOP_SYNONYMS: readonly (readonly string[])[] = [
   ['stool', 'seat', 'bench', 'recliner', 'rocker'],
   ['timer', 'dial', 'chime', 'alarm', 'gauge'],
 ];
+/** departments: apparel (shirt, shoes, bag, hat) and home (mug, lamp, chair, clock) */
+const DEPARTMENT_OF = [0, 0, 0, 0, 1, 1, 1, 1] as const;
+/** the words a product line of a category may be listed under: its department's four thesauri (20 words) */
+export const SHOP_LISTING_WORDS: readonly (readonly string[])[] = SHOP_CATEGORIES.map((_, c) =>
+  SHOP_SYNONYMS.filter((_, d) => DEPARTMENT_OF[d] === DEPARTMENT_OF[c]).flat(),
+);
 const COLORS = ['red', 'blue', 'green', 'black', 'white', 'pink'] as const;
 const MATERIALS = ['cotton', 'leather', 'wool', 'plastic'] as const;
 const SIZES = ['s', 'm', 'l'] as const;
@@ -40,7 +55,7 @@ const ATTRIBUTES = 5;
 
 const HEADS = ['search', 'click', 'choose', 'buy'] as const;
 /** turn and token limits (MicroEnvSpec.limits) */
-const LIMITS = { maxTurns: 5, maxActionTokens: 5, maxObsTokens: 8, maxPromptTokens: 8, skillTokens: 6 };
+const LIMITS = { maxTurns: 4, maxActionTokens: 5, maxObsTokens: 8, maxPromptTokens: 8, skillTokens: 6 };
 const WORDS: readonly string[] = [
   ...HEADS,
   ...SHOP_CATEGORIES,
@@ -84,7 +99,7 @@ export interface ShopWorld {
 }
 
 export class ShopEnv extends MicroEnv<ShopWorld> {
-  /** universe: the thesaurus index each category is listed under */
+  /** universe: the thesaurus index each product line is listed under, indexed category · MATERIALS.length + material */
   readonly listedAs: readonly number[];
   /** negative control / skill-reading teacher training: every task draws its listing word (EnvOptions.randomFacts) */
   readonly randomFacts: boolean;
@@ -109,15 +124,19 @@ export class ShopEnv extends MicroEnv<ShopWorld> {
   constructor(options: Partial<EnvOptions> = {}) {
     const o = resolveEnvOptions(options);
     const u = deriveRng(o.seed, hashString('shop-universe'));
-    const listedAs = SHOP_CATEGORIES.map(() => u.int(5));
-    const skills: SkillEntry[] = SHOP_CATEGORIES.map((c, i) => {
-      const syn = SHOP_SYNONYMS[i] as readonly string[];
-      const k = listedAs[i] as number;
-      return {
-        keywords: [c],
-        text: `${c} listed as ${syn[k]}`,
-        misleadingText: `${c} listed as ${syn[(k + 1 + u.int(syn.length - 1)) % syn.length]}`,
-      };
+    const listedAs: number[] = [];
+    const skills: SkillEntry[] = [];
+    SHOP_CATEGORIES.forEach((c, i) => {
+      const syn = SHOP_LISTING_WORDS[i] as readonly string[];
+      for (const m of MATERIALS) {
+        const k = u.int(syn.length);
+        listedAs.push(k);
+        skills.push({
+          keywords: [m, c],
+          text: `${m} ${c} listed as ${syn[k]}`,
+          misleadingText: `${m} ${c} listed as ${syn[(k + 1 + u.int(syn.length - 1)) % syn.length]}`,
+        });
+      }
     });
     super({ name: 'shop', words: WORDS, heads: HEADS, limits: LIMITS, skills, stateSize: 5, randomFacts: true }, o);
     this.listedAs = listedAs;
@@ -178,8 +197,13 @@ export class ShopEnv extends MicroEnv<ShopWorld> {
         price: rng.int(PRICES.length),
         sizes: sizesWith(rng.int(SIZES.length)),
       },
-      // under the cap but lacks the size: only its page tells it from the target
-      { color, material, price: rng.int(cap + 1), sizes: 1 << other(SIZES.length, size) },
+      // a look-alike in neither colour nor material, under the cap
+      {
+        color: other(COLORS.length, color),
+        material: other(MATERIALS.length, material),
+        price: rng.int(cap + 1),
+        sizes: sizesWith(rng.int(SIZES.length)),
+      },
     ];
     // shuffle the items over the ids; rank is the tie-break order of the results
     const order = rng.shuffle(items.map((_, i) => i));
@@ -187,10 +211,10 @@ export class ShopEnv extends MicroEnv<ShopWorld> {
     const target = order.indexOf(0);
     const rank = rng.shuffle(items.map((_, i) => i));
     const goal = `${COLORS[color]} ${MATERIALS[material]} ${SHOP_CATEGORIES[category]} size ${SIZES[size]} under ${PRICES[cap]}`;
-    const syn = SHOP_SYNONYMS[category] as readonly string[];
+    const syn = SHOP_LISTING_WORDS[category] as readonly string[];
     // randomFacts draws only when on, so the fixed universe's tasks are unchanged
-    const listed = this.randomFacts ? rng.int(syn.length) : (this.listedAs[category] as number);
-    const cname = SHOP_CATEGORIES[category] as string;
+    const listed = this.randomFacts ? rng.int(syn.length) : this.listingIndex(category, material);
+    const line = `${MATERIALS[material]} ${SHOP_CATEGORIES[category]}`;
     return {
       goal,
       world: {
@@ -207,11 +231,16 @@ export class ShopEnv extends MicroEnv<ShopWorld> {
       splitKey: goal,
       skill: this.randomFacts
         ? {
-            text: `${cname} listed as ${syn[listed]}`,
-            misleadingText: `${cname} listed as ${syn[(listed + 1 + rng.int(syn.length - 1)) % syn.length]}`,
+            text: `${line} listed as ${syn[listed]}`,
+            misleadingText: `${line} listed as ${syn[(listed + 1 + rng.int(syn.length - 1)) % syn.length]}`,
           }
         : undefined,
     };
+  }
+
+  /** the universe's thesaurus index for a product line (category, material) */
+  listingIndex(category: number, material: number): number {
+    return this.listedAs[category * MATERIALS.length + material] as number;
   }
 
   initState(_world: ShopWorld, s: Int32Array, o: number): void {
@@ -243,7 +272,7 @@ export class ShopEnv extends MicroEnv<ShopWorld> {
         for (const t of this.errors.noResults) out.push(t);
         return Outcome.none; // an empty result page is not an error
       }
-      // top RESULTS_SHOWN by (matches desc, rank asc): selection without allocation
+      // top RESULTS_SHOWN by (matches desc, price asc, rank asc): selection without allocation
       let shownMask = 0;
       for (let shown = 0; shown < RESULTS_SHOWN; shown++) {
         let best = -1;
@@ -252,7 +281,8 @@ export class ShopEnv extends MicroEnv<ShopWorld> {
           const i = world.rank[r] as number;
           if (shownMask & (1 << i)) continue;
           const it = world.items[i] as ShopItem;
-          const key = (it.color === wantColor ? 1 : 0) + (it.material === wantMaterial ? 1 : 0);
+          const matches = (it.color === wantColor ? 1 : 0) + (it.material === wantMaterial ? 1 : 0);
+          const key = matches * PRICES.length + (PRICES.length - 1 - it.price);
           if (key > bestKey) {
             bestKey = key;
             best = i;
@@ -375,13 +405,13 @@ export class ShopEnv extends MicroEnv<ShopWorld> {
   }
 
   explorer(task: EnvTask<ShopWorld>, rng: Rng): EpisodePolicy {
-    const words = rng.shuffle([...(SHOP_SYNONYMS[task.world.category] as readonly string[])]);
+    const words = rng.shuffle([...(SHOP_LISTING_WORDS[task.world.category] as readonly string[])]);
     return scriptedPolicy(() => ShopEnv.shopFor(task.goal, words));
   }
 
   skillFollower(task: EnvTask<ShopWorld>, rng: Rng): EpisodePolicy {
-    const told = task.skill.split(' ').at(-1) as string; // "<category> listed as <word>"
-    const rest = rng.shuffle((SHOP_SYNONYMS[task.world.category] as readonly string[]).filter((w) => w !== told));
+    const told = task.skill.split(' ').at(-1) as string; // "<material> <category> listed as <word>"
+    const rest = rng.shuffle((SHOP_LISTING_WORDS[task.world.category] as readonly string[]).filter((w) => w !== told));
     return scriptedPolicy(() => ShopEnv.shopFor(task.goal, [told, ...rest]));
   }
 }

@@ -18,7 +18,8 @@ const TASKS_PER_SPLIT = 1000;
 
 /** fingerprints of seed 3: skill segments and expert streams of tasks 0..19 of each split (pinned; see below) */
 // shell re-pinned deliberately for issue 8 (20 directories, 8 services, 3 turns, smaller answer set); was 3593618140
-const PINNED: Record<EnvName, number> = { shell: 2991052642, house: 1122854771, shop: 39337786 };
+// shop re-pinned deliberately for issue 8 (32 product lines, 4 turns, no size-lacking look-alike); was 39337786
+const PINNED: Record<EnvName, number> = { shell: 2991052642, house: 1122854771, shop: 2556835053 };
 
 describe.each(ENV_NAMES)('%s environment', (name) => {
   const env = createEnv(name, { seed: 3 });
