@@ -135,8 +135,22 @@ export function report(dirs: readonly string[], out: string): string {
     }
   }
   withFsErrors(out, 'creating the report folder', () => mkdirSync(out, { recursive: true }));
-  const title = [...new Set(titles)].join('+');
-  return writeOutcome(out, title, `Combined from ${dirs.join(', ')}.`, done, { from: dirs });
+  return writeOutcome(out, combinedTitle(titles), `Combined from ${dirs.join(', ')}.`, inSeedOrder(done), {
+    from: dirs,
+  });
+}
+
+/** The runs of several sweeps in seed order (stable): each row's per-seed columns then read seed 0, 1, … */
+export function inSeedOrder(done: readonly DoneRun[]): DoneRun[] {
+  return done
+    .map((d, i) => ({ d, i }))
+    .sort((a, b) => a.d.summary.seed - b.d.summary.seed || a.i - b.i)
+    .map((x) => x.d);
+}
+
+/** The presets of several sweeps named once each (`retire-shop+opd-shop`, `opd-shop` → `retire-shop+opd-shop`). */
+export function combinedTitle(titles: readonly string[]): string {
+  return [...new Set(titles.flatMap((t) => t.split('+')))].join('+');
 }
 
 /** A JSON file of a sweep folder (--report); unreadable or malformed → a user error naming the file. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SHOP_CATEGORIES, SHOP_LISTING_WORDS, ShopEnv } from '../../../src/core/env/shopEnv';
+import { calibrate } from '../../../src/core/env/calibration';
 import { play } from './helpers';
 
 const env = new ShopEnv({ seed: 5 });
@@ -137,5 +138,20 @@ describe('shop environment', () => {
     const usual = SHOP_LISTING_WORDS[t.world.category]![control.listingIndex(t.world.category, t.world.material)]!;
     expect(play(control, t, [['search', usual]]).observations[0]).toBe('no results');
     for (const x of ct.slice(0, 20)) expect(play(control, x, control.expertPlan(x.world)).batch.success[0]).toBe(1);
+  });
+
+  it('leaves a skill-free explorer near 1 in 20 and a skill follower above 80 % (seeds 1 and 3, 512 tasks)', () => {
+    // one search among the department's 20 words; the follower fails only on misleading entries (6 of 32)
+    for (const seed of [1, 3]) {
+      const rows = calibrate(new ShopEnv({ seed, misleadingSkillFraction: 0.2 }), {
+        tasksPerSplit: 512,
+        splits: ['validation'],
+        policies: ['skillFollower', 'explorer'],
+      });
+      const [follower, explorer] = rows.map((r) => r.successRate) as [number, number];
+      expect(follower).toBeGreaterThan(0.8);
+      expect(explorer).toBeGreaterThan(0.02);
+      expect(explorer).toBeLessThan(0.08);
+    }
   });
 });
