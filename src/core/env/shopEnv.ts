@@ -99,7 +99,7 @@ export interface ShopWorld {
 }
 
 export class ShopEnv extends MicroEnv<ShopWorld> {
-  /** universe: the thesaurus index each product line is listed under, indexed category · MATERIALS.length + material */
+  /** universe: each product line's index into SHOP_LISTING_WORDS[category], at category · MATERIALS.length + material */
   readonly listedAs: readonly number[];
   /** negative control / skill-reading teacher training: every task draws its listing word (EnvOptions.randomFacts) */
   readonly randomFacts: boolean;
@@ -197,7 +197,7 @@ export class ShopEnv extends MicroEnv<ShopWorld> {
         price: rng.int(PRICES.length),
         sizes: sizesWith(rng.int(SIZES.length)),
       },
-      // a look-alike in neither colour nor material, under the cap
+      // neither colour nor material, under the cap (shown only after the full and partial matches)
       {
         color: other(COLORS.length, color),
         material: other(MATERIALS.length, material),
