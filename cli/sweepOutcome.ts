@@ -140,12 +140,9 @@ export function report(dirs: readonly string[], out: string): string {
   });
 }
 
-/** The runs of several sweeps in seed order (stable): each row's per-seed columns then read seed 0, 1, … */
+/** The runs of several sweeps in seed order (sort is stable): each row's per-seed columns then read seed 0, 1, … */
 export function inSeedOrder(done: readonly DoneRun[]): DoneRun[] {
-  return done
-    .map((d, i) => ({ d, i }))
-    .sort((a, b) => a.d.summary.seed - b.d.summary.seed || a.i - b.i)
-    .map((x) => x.d);
+  return [...done].sort((a, b) => a.summary.seed - b.summary.seed);
 }
 
 /** The presets of several sweeps named once each (`retire-shop+opd-shop`, `opd-shop` → `retire-shop+opd-shop`). */

@@ -43,6 +43,10 @@ const DEPARTMENT_OF = [0, 0, 0, 0, 1, 1, 1, 1] as const;
 export const SHOP_LISTING_WORDS: readonly (readonly string[])[] = SHOP_CATEGORIES.map((_, c) =>
   SHOP_SYNONYMS.filter((_, d) => DEPARTMENT_OF[d] === DEPARTMENT_OF[c]).flat(),
 );
+/** a word of `words` other than words[k], uniform over the rest (a misleading skill's listing word) */
+function otherWord(words: readonly string[], k: number, rng: Rng): string {
+  return words[(k + 1 + rng.int(words.length - 1)) % words.length] as string;
+}
 const COLORS = ['red', 'blue', 'green', 'black', 'white', 'pink'] as const;
 const MATERIALS = ['cotton', 'leather', 'wool', 'plastic'] as const;
 const SIZES = ['s', 'm', 'l'] as const;
@@ -127,14 +131,14 @@ export class ShopEnv extends MicroEnv<ShopWorld> {
     const listedAs: number[] = [];
     const skills: SkillEntry[] = [];
     SHOP_CATEGORIES.forEach((c, i) => {
-      const syn = SHOP_LISTING_WORDS[i] as readonly string[];
+      const words = SHOP_LISTING_WORDS[i] as readonly string[];
       for (const m of MATERIALS) {
-        const k = u.int(syn.length);
+        const k = u.int(words.length);
         listedAs.push(k);
         skills.push({
           keywords: [m, c],
-          text: `${m} ${c} listed as ${syn[k]}`,
-          misleadingText: `${m} ${c} listed as ${syn[(k + 1 + u.int(syn.length - 1)) % syn.length]}`,
+          text: `${m} ${c} listed as ${words[k]}`,
+          misleadingText: `${m} ${c} listed as ${otherWord(words, k, u)}`,
         });
       }
     });
@@ -211,9 +215,9 @@ export class ShopEnv extends MicroEnv<ShopWorld> {
     const target = order.indexOf(0);
     const rank = rng.shuffle(items.map((_, i) => i));
     const goal = `${COLORS[color]} ${MATERIALS[material]} ${SHOP_CATEGORIES[category]} size ${SIZES[size]} under ${PRICES[cap]}`;
-    const syn = SHOP_LISTING_WORDS[category] as readonly string[];
+    const words = SHOP_LISTING_WORDS[category] as readonly string[];
     // randomFacts draws only when on, so the fixed universe's tasks are unchanged
-    const listed = this.randomFacts ? rng.int(syn.length) : this.listingIndex(category, material);
+    const listed = this.randomFacts ? rng.int(words.length) : this.listingIndex(category, material);
     const line = `${MATERIALS[material]} ${SHOP_CATEGORIES[category]}`;
     return {
       goal,
@@ -226,13 +230,13 @@ export class ShopEnv extends MicroEnv<ShopWorld> {
         items: shuffled,
         rank,
         target,
-        listedId: this.vocab.id(syn[listed] as string),
+        listedId: this.vocab.id(words[listed] as string),
       },
       splitKey: goal,
       skill: this.randomFacts
         ? {
-            text: `${line} listed as ${syn[listed]}`,
-            misleadingText: `${line} listed as ${syn[(listed + 1 + rng.int(syn.length - 1)) % syn.length]}`,
+            text: `${line} listed as ${words[listed]}`,
+            misleadingText: `${line} listed as ${otherWord(words, listed, rng)}`,
           }
         : undefined,
     };
