@@ -25,16 +25,18 @@ export const TOUR: readonly TourStop[] = [
   {
     title: '2 · Demonstrations and SFT',
     text:
-      'The scripted expert writes demonstrations; SFT learns them. The cosine between the action-loss and the ' +
-      'observation-loss gradients (ActObs) falls towards zero within a few steps.',
+      'A scripted explorer that never sees the skill writes the demonstrations, so they do not tell where files are; ' +
+      'SFT learns them. The cosine between the action-loss and the observation-loss gradients (ActObs) falls towards ' +
+      'zero within a few steps.',
     view: 'train',
     target: '[data-testid="train-grad-cosine"]',
   },
   {
     title: '3 · The teacher',
     text:
-      'The teacher has the student’s architecture but also reads a skill text; it is trained with GRPO and frozen. ' +
-      'Its validation score is S_T, the yardstick of the competence ratio η.',
+      'The teacher has the student’s architecture but also reads a skill text that says where files are (some ' +
+      'entries are wrong). retire-shell loads a shipped teacher, frozen. Its validation score is S_T, the yardstick ' +
+      'of the competence ratio η.',
     view: 'train',
     target: '[aria-label="run status"]',
   },
@@ -74,7 +76,8 @@ export const TOUR: readonly TourStop[] = [
     title: '8 · Evaluation',
     text:
       'At the end the student is tested on held-out tasks: success rate and pass@k, and how many teacher forwards ' +
-      'the retirement saved.',
+      'the retirement saved. In the lab’s runs the retired student ends above S_T: on its own, GRPO fixes the facts ' +
+      'the wrong skill entries taught it, which OPD throughout (opd-shell) never does.',
     view: 'train',
     target: '[aria-label="run summary"]',
   },
