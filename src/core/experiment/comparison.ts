@@ -149,8 +149,9 @@ export function compareRuns(runs: readonly ComparedRun[]): ComparisonRow[] {
 }
 
 /**
- * A Markdown table: one row per sweep point; success as mean ± the 95 % interval half-width over seeds (in %), the
- * steps each seed needed to reach 0.9·S_T on validation (– = never), trigger steps (– = never retired). When some point was
+ * A Markdown table: one row per sweep point; success as mean ± the 95 % interval half-width over seeds (in %; – for a
+ * single seed), the steps each seed needed to reach 0.9·S_T on validation (– = never), trigger steps (– = never
+ * retired). When some point was
  * evaluated at a matched temperature (sweep.matchTemperature), two more columns: the probe argument entropy at T = 1
  * and "at matched temperature: T, arg entropy, success" (means over seeds; – for points without).
  */
@@ -176,7 +177,8 @@ export function formatComparisonTable(rows: readonly ComparisonRow[]): string {
       `| ${[
         ...axisKeys.map((k) => String(r.point[k] ?? '')),
         String(r.seeds),
-        `${(100 * r.successMean).toFixed(1)} ± ${(100 * r.successCi95).toFixed(1)}`,
+        // one seed has no interval: "± –", not a reassuring "± 0.0"
+        `${(100 * r.successMean).toFixed(1)} ± ${r.seeds < 2 ? '–' : (100 * r.successCi95).toFixed(1)}`,
         r.stepsToTarget.map((t) => (t === null ? '–' : String(t))).join(', '),
         trig,
         r.teacherForwardsSavedMean.toFixed(1),

@@ -86,14 +86,17 @@ describe('presets', () => {
     const table = formatComparisonTable(rows);
     // two seeds: t(1 dof) = 12.706, half-width 12.706 · 0.1414 / √2 = 127.1 points (two seeds say little)
     expect(table).toContain('| adaptive | 2 | 60.0 ± 127.1 | –, – | 10, 15 | 10.0 | 2.0 |');
-    expect(table).toContain('| never | 1 | 40.0 ± 0.0 | – | – | 0.0 | 2.0 |');
+    // one seed: no interval to give
+    expect(table).toContain('| never | 1 | 40.0 ± – | – | – | 0.0 | 2.0 |');
   });
 
-  it('tells the story on one budget: retire/opd/grpo differ only in the schedule, control only in randomFacts', () => {
+  it('tells the story on one budget: retire/opd/grpo differ only in the schedule, control only in randomFacts, every env alike', () => {
     const of = (n: string) => loadPreset(n, lookup).config;
     for (const env of ['shell', 'house', 'shop']) {
       const retire = of(`retire-${env}`);
       expect(retire.student.schedule).toBe('adaptive');
+      // one student step budget for every environment's trio (the README's story tables compare across them)
+      expect(retire.student.steps).toBe(of('retire-shell').student.steps);
       expect(retire.student.validationTasks).toBeGreaterThanOrEqual(128);
       expect(retire.demonstrations).toMatchObject({ studentPolicy: 'explorer', teacherPolicy: 'skillFollower' });
       for (const [arm, schedule] of [
