@@ -151,9 +151,9 @@ export function compareRuns(runs: readonly ComparedRun[]): ComparisonRow[] {
 /**
  * A Markdown table: one row per sweep point; success as mean ± the 95 % interval half-width over seeds (in %; – for a
  * single seed), the steps each seed needed to reach 0.9·S_T on validation (– = never), trigger steps (– = never
- * retired). When some point was
- * evaluated at a matched temperature (sweep.matchTemperature), two more columns: the probe argument entropy at T = 1
- * and "at matched temperature: T, arg entropy, success" (means over seeds; – for points without).
+ * retired). When some point was evaluated at a matched temperature (sweep.matchTemperature), two more columns: the
+ * probe argument entropy at T = 1 and "at matched temperature: T, arg entropy, success" (means over seeds; – for points
+ * without).
  */
 export function formatComparisonTable(rows: readonly ComparisonRow[]): string {
   const axisKeys = [...new Set(rows.flatMap((r) => Object.keys(r.point)))];
