@@ -27,11 +27,11 @@ import {
 import { createEnginePort } from '../src/engine/trainer/engineAdapter';
 import { STAGE_NAMES, type TrainerEvent } from '../src/engine/trainer/events';
 import { NodeCheckpointStorage } from '../src/engine/trainer/nodeCheckpointStorage';
-import { weightsFromHost } from '../src/engine/hostTensor';
 import { modelConfigFor } from '../src/engine/modelConfig';
+import { checkShippedTeacher, TEACHER_FILES } from '../src/engine/trainer/shippedTeacher';
 import { Trainer } from '../src/engine/trainer/trainer';
 import { checkCheckpointContent, parseTrainerState, type TrainerState } from '../src/engine/trainer/trainerState';
-import { checkWeightRecords, type WeightRecord } from '../src/engine/weights';
+import type { WeightRecord } from '../src/engine/weights';
 import { ROOT } from './presetFiles';
 import { ensureFolder, RunFolder } from './runFolder';
 import { InterruptLatch, onInterrupt } from './interrupt';
@@ -80,33 +80,16 @@ export async function loadShippedTeacher(cfg: ExperimentConfig): Promise<WeightR
   }
   if (!isCheckpoint) {
     throw new CheckpointError(
-      `teacher.checkpoint: no checkpoint at ${dir} (expected model.json, weights.bin, state.json); regenerate it with the command in public/teachers/README.md`,
+      `teacher.checkpoint: no checkpoint at ${dir} (expected ${TEACHER_FILES.join(', ')}); regenerate it with the command in public/teachers/README.md`,
     );
   }
-  const files = await readFolder(dir);
-  // the shipped teachers predate manifests (git guards them); an exported one carries its manifest
-  await verifyCheckpoint(files, `teacher.checkpoint ${dir}`, {
-    sha256: NodeCheckpointStorage.prototype.sha256,
-    requireManifest: false,
-  });
-  const content = decodeCheckpoint(files, (raw) => raw);
-  const weights = content.models.teacher;
-  if (!weights) throw new CheckpointError(`teacher.checkpoint: ${dir} holds no teacher weights`);
-  const topo = content.topology as { policy?: Record<string, unknown> } | null;
-  const want = modelConfigFor(cfg, createEnvFor(cfg));
-  const have = topo !== null && typeof topo === 'object' && topo.policy ? topo.policy : {};
-  const diff = Object.entries(want)
-    .filter(([k, v]) => have[k] !== v)
-    .map(([k, v]) => `${k} ${String(have[k])} ≠ ${String(v)}`);
-  if (diff.length)
-    throw new CheckpointError(`teacher.checkpoint ${rel} was trained for another model/env: ${diff.join(', ')}`);
-  const records = weightsFromHost(weights);
-  try {
-    checkWeightRecords(parameterSpecs(want), records, `teacher.checkpoint ${rel}`);
-  } catch (e) {
-    throw new CheckpointError((e as Error).message);
-  }
-  return records;
+  return checkShippedTeacher(
+    await readFolder(dir),
+    cfg,
+    createEnvFor(cfg),
+    rel,
+    NodeCheckpointStorage.prototype.sha256,
+  );
 }
 
 export interface RunOptions {

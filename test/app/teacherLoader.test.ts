@@ -12,13 +12,14 @@ const ORIGIN = new URL('http://lab.test/');
 const preset = (name: string) =>
   loadPreset(name, (n) => JSON.parse(readFileSync(join(PUBLIC, 'presets', `${n}.json`), 'utf8')) as unknown);
 
-/** Serves public/ from disk; records the paths asked for. */
-function diskFetch(asked: string[]): typeof fetch {
+/** Serves public/ from disk; records the paths asked for; `edit` may change a file's bytes on the way. */
+function diskFetch(asked: string[], edit: (path: string, bytes: Uint8Array) => Uint8Array = (_, b) => b): typeof fetch {
   return (async (input: URL | RequestInfo) => {
     const url = new URL(String(input));
     asked.push(url.pathname);
     try {
-      return new Response(readFileSync(join(PUBLIC, decodeURIComponent(url.pathname))));
+      const bytes = new Uint8Array(readFileSync(join(PUBLIC, decodeURIComponent(url.pathname))));
+      return new Response(edit(url.pathname, bytes));
     } catch {
       return new Response('not found', { status: 404 });
     }
@@ -36,7 +37,7 @@ describe('the shipped teacher in the browser', () => {
       const asked: string[] = [];
       const weights = await loadTeacher(cfg, createEnvFor(cfg), diskFetch(asked), ORIGIN);
       const dir = `/${cfg.teacher.checkpoint}`;
-      expect(asked).toEqual([`${dir}/model.json`, `${dir}/weights.bin`, `${dir}/state.json`]);
+      expect(asked).toEqual([`${dir}/manifest.json`, `${dir}/model.json`, `${dir}/weights.bin`, `${dir}/state.json`]);
       expect(weights?.length).toBeGreaterThan(0);
       for (const w of weights ?? []) expect(w.data.length).toBe(w.shape.reduce((a, b) => a * b, 1));
     },
@@ -59,7 +60,28 @@ describe('the shipped teacher in the browser', () => {
   it('names the missing file and the server’s answer', async () => {
     const missing = { ...cfg, teacher: { ...cfg.teacher, checkpoint: 'teachers/nope' } };
     await expect(loadTeacher(missing, createEnvFor(missing), diskFetch([]), ORIGIN)).rejects.toThrow(
-      'teacher.checkpoint: /teachers/nope/model.json answered 404',
+      'teacher.checkpoint: /teachers/nope/manifest.json answered 404',
     );
+  });
+
+  it('refuses weights whose bytes differ from the manifest, as the CLI does', async () => {
+    const flipOne = (path: string, bytes: Uint8Array) => {
+      if (path.endsWith('/weights.bin')) bytes[100] = (bytes[100] ?? 0) ^ 1;
+      return bytes;
+    };
+    await expect(loadTeacher(cfg, createEnvFor(cfg), diskFetch([], flipOne), ORIGIN)).rejects.toThrow(
+      'teacher.checkpoint teachers/shell/weights.bin: SHA-256 does not match manifest.json',
+    );
+  });
+
+  it('fetches nothing for a checkpoint outside the app’s own origin', async () => {
+    const asked: string[] = [];
+    for (const elsewhere of ['http://other.test/teachers/shell', 'javascript:alert(1)']) {
+      const away = { ...cfg, teacher: { ...cfg.teacher, checkpoint: elsewhere } };
+      await expect(loadTeacher(away, createEnvFor(away), diskFetch(asked), ORIGIN)).rejects.toThrow(
+        'is not a path inside this app',
+      );
+    }
+    expect(asked).toEqual([]);
   });
 });

@@ -37,7 +37,7 @@ function anchorsOf(file: string): Set<string> {
     .split('\n')
     .filter((l) => /^#{1,6} /.test(l))
     .map((l) => headingAnchor(l.replace(/^#+ /, '')));
-  const explicit = [...text.matchAll(/<a (?:id|name)="([^"]+)"/g)].map((m) => m[1]);
+  const explicit = [...text.matchAll(/<a (?:id|name)="([^"]+)"/g)].map((m) => m[1] ?? '');
   return new Set([...headings, ...explicit]);
 }
 
@@ -51,7 +51,7 @@ function linksOf(file: string): { target: string; line: number }[] {
     if (fenced || /^ {4}/.test(raw)) return;
     const line = raw.replace(/`[^`]*`/g, '');
     for (const m of line.matchAll(/\]\(([^)\s]+)\)/g)) {
-      const target = m[1];
+      const target = m[1] ?? '';
       if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue; // absolute URL: not checked offline
       out.push({ target, line: i + 1 });
     }
@@ -73,7 +73,7 @@ describe('markdown links', () => {
     const broken: string[] = [];
     for (const file of markdownFiles()) {
       for (const { target, line } of linksOf(file)) {
-        const [path, anchor] = target.split('#');
+        const [path = '', anchor] = target.split('#');
         const dest = path === '' ? file : resolve(dirname(file), decodeURIComponent(path));
         const where = `${relative(ROOT, file)}:${line}: ${target}`;
         if (!existsSync(dest)) {
