@@ -13,6 +13,7 @@ import {
 } from '../src/core/errors';
 import type { ExperimentConfig } from '../src/core/experiment/config';
 import { createEnvFor } from '../src/core/experiment/envFactory';
+import { checkpointName } from '../src/core/runLog/checkpointName';
 import type { RunSummary } from '../src/core/experiment/summary';
 import { initBackend, type BackendName } from '../src/engine/backend';
 import { parameterSpecs } from '../src/engine/model';
@@ -134,7 +135,7 @@ async function loadRunCheckpoint(
     });
     const content = decodeCheckpoint(files, (raw) => parseTrainerState(raw, config));
     const { stage, step } = content.state;
-    const expectedName = `${stage}-${String(step).padStart(6, '0')}`;
+    const expectedName = checkpointName(stage, step);
     if (manifest && (manifest.stage !== stage || manifest.step !== step))
       throw new CheckpointError(
         `${where}: manifest.json says ${manifest.stage} step ${manifest.step}, state.json says ${stage} step ${step}`,

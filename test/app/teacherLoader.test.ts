@@ -19,7 +19,7 @@ function diskFetch(asked: string[], edit: (path: string, bytes: Uint8Array) => U
     asked.push(url.pathname);
     try {
       const bytes = new Uint8Array(readFileSync(join(PUBLIC, decodeURIComponent(url.pathname))));
-      return new Response(edit(url.pathname, bytes));
+      return new Response(edit(url.pathname, bytes) as Uint8Array<ArrayBuffer>);
     } catch {
       return new Response('not found', { status: 404 });
     }

@@ -3,8 +3,7 @@
 // and the run store are injected, so the whole flow is testable in Node (MemoryRunRepository, a fake worker).
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { ExperimentConfig } from '../../core/experiment/config';
-import type { StageName } from '../../engine/trainer/events';
-import { STAGE_NAMES } from '../../engine/trainer/events';
+import { parseCheckpointName } from '../../core/runLog/checkpointName';
 import type { BackendChoice } from '../worker/protocol';
 import type { RunStore } from '../worker/runStore';
 import { isActive } from '../worker/runState';
@@ -50,13 +49,6 @@ export interface RunsActions {
 }
 
 export type RunsStore = StoreApi<RunsState & RunsActions>;
-
-/** "student-000010" → the checkpoint's stage and completed steps. */
-function checkpointPosition(name: string): { stage: StageName; step: number } | null {
-  const m = /^([a-z]+)-(\d+)$/.exec(name);
-  if (!m || !(STAGE_NAMES as readonly string[]).includes(m[1]!)) return null;
-  return { stage: m[1] as StageName, step: Number(m[2]) };
-}
 
 const message = (e: unknown) => (e instanceof Error ? `${e.name}: ${e.message}` : String(e));
 
@@ -151,7 +143,7 @@ export function createRunsStore(
           const record = await r.getRun(id);
           if (!record) throw new Error(`run ${id} is no longer stored`);
           const name = await r.checkpoints(id).latest();
-          const at = name ? checkpointPosition(name) : null;
+          const at = name ? parseCheckpointName(name) : null;
           if (!name || !at)
             throw new Error(`run ${id} has no checkpoint to resume from (it stopped before its first checkpoint)`);
           await r.truncateAfter(id, at.stage, at.step);

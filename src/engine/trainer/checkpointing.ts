@@ -8,7 +8,8 @@ import { weightsToHost, type HostTensor } from '../hostTensor';
 import type { ModelConfig } from '../modelConfig';
 import { encodeCheckpoint, firstNonFinite, sealCheckpoint, type CheckpointStorage } from './checkpoint';
 import type { TrainerOptimizer } from './enginePort';
-import { NonFiniteError, STAGE_NAMES, type StageName, type TrainerEventSink } from './events';
+import { checkpointName, checkpointRunOrder } from '../../core/runLog/checkpointName';
+import { NonFiniteError, type TrainerEventSink } from './events';
 import type { RunModels } from './stages/stageContext';
 import type { TrainerState } from './trainerState';
 
@@ -21,16 +22,6 @@ export interface RunSnapshot {
   optimizer: TrainerOptimizer | null;
   schedule: LambdaSchedule | null;
   wallSeconds: number;
-}
-
-function checkpointName(stage: StageName, step: number): string {
-  return `${stage}-${String(step).padStart(6, '0')}`;
-}
-
-/** Position of a checkpoint name in run order, or −1 for a name that is not a checkpoint's. */
-function runOrder(name: string): number {
-  const m = /^([a-z]+)-(\d+)$/.exec(name);
-  return m ? STAGE_NAMES.indexOf(m[1] as StageName) * 1e7 + Number(m[2]) : -1;
 }
 
 export class Checkpointer {
@@ -75,8 +66,8 @@ export class Checkpointer {
     const keep = this.cfg.runtime.keepCheckpoints;
     if (keep === 0) return;
     const mid = (await storage.list())
-      .filter((n) => runOrder(n) >= 0 && !n.endsWith('-000000') && n !== newest)
-      .sort((a, b) => runOrder(a) - runOrder(b));
+      .filter((n) => checkpointRunOrder(n) >= 0 && !n.endsWith('-000000') && n !== newest)
+      .sort((a, b) => checkpointRunOrder(a) - checkpointRunOrder(b));
     const excess = mid.length - (keep - 1);
     for (const n of mid.slice(0, Math.max(0, excess))) await storage.remove(n);
   }

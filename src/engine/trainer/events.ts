@@ -3,9 +3,10 @@
 import type { GateEvaluation, GateWindow } from '../../core/retirementGate';
 import type { PolicyEvaluation, RunSummary } from '../../core/experiment/summary';
 
+import type { StageName } from '../../core/runLog/checkpointName';
+
 /** The pipeline's stages, in order (docs/METHODS.md §1, §5, §4, §6). */
-export const STAGE_NAMES = ['demonstrations', 'sft', 'teacher', 'student', 'evaluation'] as const;
-export type StageName = (typeof STAGE_NAMES)[number];
+export { STAGE_NAMES, type StageName } from '../../core/runLog/checkpointName';
 
 /** One flat metrics line: what a metrics.jsonl line holds (`step` plus docs/METHODS.md metric keys). */
 export type MetricsLine = { step: number } & Record<string, number>;
