@@ -163,7 +163,7 @@ async function servePage(dev: boolean): Promise<{ url: string; close(): Promise<
   };
 }
 
-/** Headless Chromium with the flags STACK.md found to expose WebGPU (never --disable-software-rasterizer). */
+/** Headless Chromium with the flags that expose WebGPU (docs/platform-notes.md; never --disable-software-rasterizer). */
 async function launch(
   executablePath: string,
   extra: string[],

@@ -1,5 +1,5 @@
 // Debian's headless Chromium as the lab drives it (the real-browser tests and `npm run bench:browser`): the flags
-// STACK.md found to expose WebGPU on SwiftShader (--enable-unsafe-webgpu) and to keep Chromium off the network.
+// that expose WebGPU on SwiftShader (docs/platform-notes.md) (--enable-unsafe-webgpu) and to keep Chromium off the network.
 // Never add --disable-software-rasterizer: it removes WebGPU and WebGL.
 export const CHROMIUM_PATH = '/usr/lib/chromium/chromium';
 

@@ -1,5 +1,5 @@
 // `npm run pinning -- RUN_DIR [RUN_DIR …] [--tasks N] [--samples N]`: is a trained student pinned to its teacher's
-// mistakes (issue 8)? For each run folder, loads the student of its latest checkpoint and reports its test-split
+// mistakes? For each run folder, loads the student of its latest checkpoint and reports its test-split
 // success (one skill-free episode per sample at T = 1, wasm) grouped by whether the task's skill entry is misleading
 // — the facts a skill-following teacher gets wrong — next to the run's teacher on the same tasks with its skill.
 // After retirement GRPO can fix those facts; OPD throughout keeps pulling the student toward the teacher's answer.

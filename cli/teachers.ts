@@ -1,4 +1,4 @@
-// `npm run teachers -- [--tasks N] [--preset NAME …]`: the shipped teachers' skill dependence (issue 8). For each
+// `npm run teachers -- [--tasks N] [--preset NAME …]`: the shipped teachers' skill dependence. For each
 // preset (default: retire-shell, retire-house, retire-shop that name a teacher.checkpoint), loads the frozen
 // teacher and reports its S_T (state.json), its success on the first N validation tasks with its skill and with a
 // blank skill segment (one sample per task at T = 1, wasm), the gap, and its success with the skill split by whether

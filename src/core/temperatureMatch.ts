@@ -1,4 +1,4 @@
-// The ActObs temperature control (issue 5; ActObs is docs/METHODS.md §1): find the sampling temperature T at which
+// The ActObs temperature control (ActObs is docs/METHODS.md §1): find the sampling temperature T at which
 // a policy's argument-token entropy equals a target (ActObs's), so success can be compared at equal entropy.
 //
 // H(T) = entropy of softmax(logits / T), averaged over a fixed set of positions, is non-decreasing in T (from the

@@ -1,7 +1,7 @@
 // Adam with an explicit epsilon, and its state as host tensors for checkpoints.
 //
 // tf.train.adam's default epsilon is backend-dependent: webgl reports float precision 16 when float32 render
-// targets are on, and the default becomes 1e-4 there (1e-7 elsewhere), which changes training (STACK.md). The lab
+// targets are on, and the default becomes 1e-4 there (1e-7 elsewhere), which changes training (docs/platform-notes.md). The lab
 // always passes epsilon explicitly so every backend runs the same optimiser.
 import * as tf from '@tensorflow/tfjs';
 import { WebgpuAdamOptimizer } from './kernels/webgpuAdam';

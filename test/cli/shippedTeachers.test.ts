@@ -1,4 +1,4 @@
-// The shipped teachers read their skill (issue 8): on the first 256 validation tasks, one sample each at T = 1 on
+// The shipped teachers read their skill: on the first 256 validation tasks, one sample each at T = 1 on
 // wasm, each shipped teacher succeeds at least 30 points more often with its retrieved skill than with a blank skill
 // segment, and it follows the skill even where the entry is misleading (systematically wrong there: the mistakes
 // OPD throughout pins a student to). Each was trained in its environment's randomised universe (presets

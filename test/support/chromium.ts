@@ -1,4 +1,4 @@
-// Launches Debian's Chromium headless for real-browser tests (see STACK.md): WebGPU on SwiftShader needs
+// Launches Debian's Chromium headless for real-browser tests (docs/platform-notes.md): WebGPU on SwiftShader needs
 // --enable-unsafe-webgpu; never pass --disable-software-rasterizer (it removes WebGPU and WebGL).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

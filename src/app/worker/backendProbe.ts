@@ -1,6 +1,6 @@
 // 'auto' picks the fastest backend that is really hardware: a software GPU (SwiftShader, llvmpipe — what a machine
-// without a GPU exposes) runs WebGPU and WebGL slower than WebAssembly (STACK.md: ~3,600 and ~420 vs ~275 ms per
-// step), so auto skips them. An explicit choice is always honoured.
+// without a GPU exposes) runs WebGPU and WebGL slower than WebAssembly (docs/platform-notes.md: ~3,600 and ~420 vs
+// ~275 ms per step), so auto skips them. An explicit choice is always honoured.
 import { wasmRuntimeInfo } from '../../engine/backend';
 import { WASM_RUNTIME_CHANNEL, type WasmRuntimeAnnouncement } from './wasmRuntimeChannel';
 

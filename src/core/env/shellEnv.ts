@@ -2,7 +2,7 @@
 // The universe (fixed by the seed) keeps each of 8 services' key file and log file in one of 20 directories; a task
 // shows three services' files (plus two distractor files) and asks for a password or for the number of ERROR/WARN
 // lines of one service's log. Split key: goal, answer and the set of services present.
-// Information the student must earn (issue 8): `ls` lists all 20 directories whatever the task, so only a probe
+// Information the student must earn: `ls` lists all 20 directories whatever the task, so only a probe
 // (`cat`/`grep`/`ls DIR`) of the right directory finds the file, and 3 turns allow two probes and an answer: a
 // skill-free explorer succeeds ≈ 2/20 plus a lucky guess (≈ 24 %), a skill follower ≈ 85 %, the expert 100 %.
 // Answers come from a small set (8 passwords, counts 0..5) so that copying the answer off the screen is easy to

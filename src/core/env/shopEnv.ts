@@ -5,7 +5,7 @@
 // shirts as `satchel`); a search without that word finds nothing. Results are ranked by how many of the query's
 // colour/material words an item matches, then by price (cheapest first); one item matches everything, its twin
 // is over the cap and so listed after it.
-// Information the student must earn (issue 8): 32 product lines × 20 words, and 4 turns allow one search
+// Information the student must earn: 32 product lines × 20 words, and 4 turns allow one search
 // (search, click, choose, buy), so a skill-free explorer succeeds ≈ 1/20, a skill follower on every truthful
 // entry, the expert always. The skill names the listing word ("cotton shirt listed as polo"). The store's
 // mechanics are kept easy to copy (the first result of a full query; the size from the instruction): a 2-layer

@@ -132,7 +132,7 @@ export const experimentConfigSchema = z.strictObject({
       .enum(DEMONSTRATORS)
       .default('explorer')
       .describe(
-        "who demonstrates in the student's view: explorer probes in a fact-independent order, so the skill-free student cannot read the facts off its demonstrations (issue 8); expert is the old recipe, whose first action reveals the fact",
+        "who demonstrates in the student's view: explorer probes in a fact-independent order, so the skill-free student cannot read the facts off its demonstrations; expert is the old recipe, whose first action reveals the fact",
       ),
     teacherPolicy: z
       .enum(DEMONSTRATORS)

@@ -1,4 +1,4 @@
-// One SVG figure per sweep (issue 8): validation success vs student step for every sweep point, mean over seeds as
+// One SVG figure per sweep: validation success vs student step for every sweep point, mean over seeds as
 // a line with a ±95 % band (Student t over the seeds present at that step), each seed's retirement step as a
 // triangle on the x axis in the point's colour, and a dashed line at 0.9·S_T in the colour of the first point with
 // that S_T (the mean over its runs; the negative control's universe has its own).

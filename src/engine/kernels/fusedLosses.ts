@@ -1,6 +1,6 @@
 // The losses of ../losses on the fused webgpu kernels: one row-statistics dispatch (log-probs, and entropy or full
 // KL) and one reduction dispatch forward, the same two backward, plus one slice per reported statistic. Same
-// values, gradients and statistics as the composed versions (checked in test/engine/kernels/fusedLosses.test.ts);
+// values, gradients and statistics as the composed versions (checked in test/engine/kernels/fusedKernels.test.ts);
 // the loss modules call these when useFusedKernels() is true. Shapes follow ../losses/README.md.
 import * as tf from '@tensorflow/tfjs';
 import type { OpdInputs } from '../losses/lossTypes';

@@ -19,7 +19,7 @@ import { tokenEntropy, tokenLogProbs } from './tokenLogProbs';
 /** verl's token aggregations; the names are declared in core/methodVocabulary.ts (GRPO_AGGREGATIONS) */
 export type TokenAggregation = GrpoAggregation;
 
-/** code of each aggregation in the fused webgpu reduction (../kernels/webgpuLossReductions.ts) */
+/** code of each aggregation in the fused webgpu reduction (../kernels/webgpuGrpoReduce.ts) */
 const AGGREGATION_CODE = { 'token-mean': 0, 'seq-mean-token-sum': 1, 'seq-mean-token-mean': 2 } as const;
 
 export interface GrpoLossConfig {

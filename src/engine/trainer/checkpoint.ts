@@ -1,7 +1,7 @@
 // Checkpoints: model weights + optimizer state in the tfjs weights format, and the trainer's JSON state
 // (stage, step, config, gate/schedule state, RNG scheme, counters). Storage-agnostic: a CheckpointStorage writes a
 // checkpoint's files all-or-nothing (Node: temp folder + rename, see nodeCheckpointStorage.ts; the browser: one
-// IndexedDB transaction, later).
+// IndexedDB transaction, src/app/runs/idbRunRepository.ts).
 //
 // Files of one checkpoint:
 //   model.json   tfjs-style: { format, generatedBy, modelTopology, weightsManifest: [{ paths: ['weights.bin'],

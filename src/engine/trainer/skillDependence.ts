@@ -1,4 +1,4 @@
-// How much a skill-conditioned teacher depends on its skill (issue 8): the same frozen teacher on the same
+// How much a skill-conditioned teacher depends on its skill: the same frozen teacher on the same
 // validation tasks, sampled once per task at temperature 1 with one seed, (a) with its retrieved skill and (b) with
 // a blank skill segment (`<skill>` then <pad> fill, the segment's length unchanged). A teacher worth distilling
 // scores far higher with its skill; one that ignores it scores the same.

@@ -21,7 +21,7 @@ function someValid(env: MicroEnv<unknown>, all: string[][], rng: Rng): string[][
   return all.filter((a) => a[0] === head);
 }
 
-// shell: 3 turns since issue 8 (two probes and an answer: too few to search 20 directories)
+// shell: 3 turns since the redesign (two probes and an answer: too few to search 20 directories)
 const MAX_TURNS: Record<EnvName, number> = { shell: 3, house: 6, shop: 4 };
 const WRONG_ARITY: Record<EnvName, string[]> = {
   shell: ['ls', 'etc', 'var'],

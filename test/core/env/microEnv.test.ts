@@ -17,8 +17,8 @@ import { createRng, hashString } from '../../../src/core/rng';
 const TASKS_PER_SPLIT = 1000;
 
 /** fingerprints of seed 3: skill segments and expert streams of tasks 0..19 of each split (pinned; see below) */
-// shell re-pinned deliberately for issue 8 (20 directories, 8 services, 3 turns, smaller answer set); was 3593618140
-// shop re-pinned deliberately for issue 8 (32 product lines, 4 turns, no size-lacking look-alike); was 39337786
+// shell re-pinned deliberately for the redesigned shell (20 directories, 8 services, 3 turns, smaller answer set); was 3593618140
+// shop re-pinned deliberately for the redesigned shop (32 product lines, 4 turns, no size-lacking look-alike); was 39337786
 const PINNED: Record<EnvName, number> = { shell: 2991052642, house: 1122854771, shop: 2556835053 };
 
 describe.each(ENV_NAMES)('%s environment', (name) => {
@@ -144,7 +144,7 @@ describe.each(ENV_NAMES)('%s environment', (name) => {
   });
 
   it('makes the skill matter: the skill follower ≳ 75 %, the skill-free explorer ≲ 32 %, random near chance', () => {
-    // issue 8's targets are ≳ 80 % and ≲ 25 % on the calibration (README); 400 tasks of one seed carry ±4 points
+    // the calibration targets are ≳ 80 % and ≲ 25 % (docs/environments.md); 400 tasks of one seed carry ±4 points
     const tasks = env.tasks('validation', 400);
     const rate = (policy: 'skillFollower' | 'explorer' | 'random'): number =>
       env

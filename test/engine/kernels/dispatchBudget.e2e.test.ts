@@ -1,4 +1,4 @@
-// Dispatch budget of the W1 training step on webgpu (issue 9: ≤ 300 GPU dispatches per step, from ~680 with the
+// Dispatch budget of the W1 training step on webgpu (goal: ≤ 300 GPU dispatches per step, from ~680 with the
 // composed ops): the reference model (vocab 64, context 128, 2 layers × 64 wide, 4 heads, MLP 256), a masked
 // weighted token cross-entropy and one createAdam step, counted as WGSL programs (kernelCounter's gpuPrograms).
 // The count does not depend on the batch (measured equal at batch 2 and 8), so this runs batch 1 to keep
