@@ -29,6 +29,7 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { patterns: [
         { group: ['react', 'react-dom', 'react/*', 'recharts', 'zustand'], message: 'src/engine runs in workers and Node: no React/UI.' },
         { group: ['**/app/**', '**/cli/**'], message: 'src/engine must not import from app or cli.' },
+        { group: ['node:*', 'fs', 'path', 'child_process'], message: 'src/engine runs in a browser worker too: no Node built-ins (Node-only code lives in cli/).' },
       ] }],
       'no-restricted-globals': ['error', 'window', 'document', 'localStorage'],
     },

@@ -27,7 +27,7 @@ import {
 } from '../src/engine/trainer/checkpoint';
 import { createEnginePort } from '../src/engine/trainer/engineAdapter';
 import { STAGE_NAMES, type TrainerEvent } from '../src/engine/trainer/events';
-import { NodeCheckpointStorage } from '../src/engine/trainer/nodeCheckpointStorage';
+import { NodeCheckpointStorage } from './nodeCheckpointStorage';
 import { modelConfigFor } from '../src/engine/modelConfig';
 import { checkShippedTeacher, TEACHER_FILES } from '../src/engine/trainer/shippedTeacher';
 import { Trainer } from '../src/engine/trainer/trainer';

@@ -23,7 +23,7 @@ import { resolveConfig, type ExperimentConfig } from '../src/core/experiment/con
 import type { RunSummary } from '../src/core/experiment/summary';
 import { formatRunReport } from '../src/core/experiment/report';
 import { STAGE_NAMES, type StageName, type TrainerEvent } from '../src/engine/trainer/events';
-import { NodeCheckpointStorage } from '../src/engine/trainer/nodeCheckpointStorage';
+import { NodeCheckpointStorage } from './nodeCheckpointStorage';
 
 export { RunFolderError };
 

@@ -1,6 +1,6 @@
 // Checkpoints: model weights + optimizer state in the tfjs weights format, and the trainer's JSON state
 // (stage, step, config, gate/schedule state, RNG scheme, counters). Storage-agnostic: a CheckpointStorage writes a
-// checkpoint's files all-or-nothing (Node: temp folder + rename, see nodeCheckpointStorage.ts; the browser: one
+// checkpoint's files all-or-nothing (Node: temp folder + rename, cli/nodeCheckpointStorage.ts; the browser: one
 // IndexedDB transaction, src/app/runs/idbRunRepository.ts).
 //
 // Files of one checkpoint:

@@ -16,7 +16,7 @@ import {
   type CheckpointContent,
   type CheckpointManifest,
 } from '../../../src/engine/trainer/checkpoint';
-import { NodeCheckpointStorage } from '../../../src/engine/trainer/nodeCheckpointStorage';
+import { NodeCheckpointStorage } from '../../../cli/nodeCheckpointStorage';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));

@@ -7,8 +7,8 @@
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
-import { CheckpointError, FileSystemError, withFsErrorsAsync } from '../../core/errors';
-import type { CheckpointFiles, CheckpointStorage } from './checkpoint';
+import { CheckpointError, FileSystemError, withFsErrorsAsync } from '../src/core/errors';
+import type { CheckpointFiles, CheckpointStorage } from '../src/engine/trainer/checkpoint';
 
 const NAME = /^[A-Za-z0-9_.-]+$/;
 /** larger files are not checkpoint files (a 1024-wide 24-layer model with Adam is ~1.2 GB) */
