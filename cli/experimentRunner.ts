@@ -36,6 +36,7 @@ import type { WeightRecord } from '../src/engine/weights';
 import { ROOT } from './presetFiles';
 import { ensureFolder, RunFolder } from './runFolder';
 import { InterruptLatch, onInterrupt } from './interrupt';
+import { METRIC } from '../src/core/runLog/metricKeys';
 
 /** A user error: printed as one line (no stack), exit code 2 (core/errors.ts). */
 export { UserError };
@@ -211,7 +212,7 @@ export async function runExperiment(opts: RunOptions): Promise<RunSummary> {
       bar.update(0, payload);
     } else if (e.type === 'step') {
       const m = e.metrics;
-      const s = m['rollout/success_rate'];
+      const s = m[METRIC.rolloutSuccessRate];
       if (s !== undefined) payload.success = `${(100 * s).toFixed(0)}%`;
       if (m['retire_opd/opd_coef'] !== undefined) payload.lambda = String(+m['retire_opd/opd_coef'].toFixed(4));
       if (m['retire_opd/retired'] !== undefined)

@@ -2,6 +2,7 @@
 // a sweep — mean ± 95% CI per configuration over seeds — as `npm run sweep` writes comparison.md and the tab's compare
 // view shows it (both call this code, so they agree to the digit on the same runs).
 import type { RunSummary } from './summary';
+import { METRIC } from '../runLog/metricKeys';
 
 /** One point of a run's validation curve: student step and the gate's validation score there. */
 export interface CurvePoint {
@@ -13,7 +14,7 @@ export interface CurvePoint {
 export function validationCurve(lines: Iterable<Readonly<Record<string, unknown>>>): CurvePoint[] {
   const out: CurvePoint[] = [];
   for (const m of lines) {
-    const score = m['val/success_rate'];
+    const score = m[METRIC.valSuccessRate];
     if (typeof m.step === 'number' && typeof score === 'number') out.push({ step: m.step, score });
   }
   return out;

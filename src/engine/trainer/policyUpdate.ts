@@ -15,6 +15,7 @@ import { checkedUpdate } from './checkedUpdate';
 import type { StageName } from './events';
 import { teacherOnStudentTargets, withSkillPrefix } from '../teacherView';
 import { disposeTensors, toTensors, type PackedSequences } from './sequenceBatch';
+import { METRIC } from '../../core/runLog/metricKeys';
 
 const SCALING: Record<GrpoConfig['advantage'], AdvantageScaling> = {
   group: 'group-std',
@@ -157,20 +158,20 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
       },
     });
     const m: Record<string, number> = {
-      'actor/loss': host.loss,
-      'actor/pg_loss': host['grpo/policyLoss'] as number,
-      'actor/pg_clipfrac_lower': host['grpo/clipFracLow'] as number,
-      'actor/pg_clipfrac_higher': host['grpo/clipFracHigh'] as number,
-      'actor/ratio_mean': host['grpo/ratioMean'] as number,
-      'actor/entropy': host['grpo/entropy'] as number,
-      'actor/kl_loss': host['grpo/kl'] as number,
-      'actor/grad_norm': Math.sqrt(host.gradNormSq),
-      'critic/frac_reward_zero_std': adv.fracRewardZeroStd,
+      [METRIC.actorLoss]: host.loss,
+      [METRIC.actorPgLoss]: host['grpo/policyLoss'] as number,
+      [METRIC.actorPgClipfracLower]: host['grpo/clipFracLow'] as number,
+      [METRIC.actorPgClipfracHigher]: host['grpo/clipFracHigh'] as number,
+      [METRIC.actorRatioMean]: host['grpo/ratioMean'] as number,
+      [METRIC.actorEntropy]: host['grpo/entropy'] as number,
+      [METRIC.actorKlLoss]: host['grpo/kl'] as number,
+      [METRIC.actorGradNorm]: Math.sqrt(host.gradNormSq),
+      [METRIC.criticFracRewardZeroStd]: adv.fracRewardZeroStd,
     };
     if (host['term/opd'] !== undefined) {
-      m['opd/loss'] = host['term/opd'];
-      m['opd/k3_kl'] = host['opd/k3'] as number;
-      m['opd/ratio_mean'] = host['opd/ratioMean'] as number;
+      m[METRIC.opdLoss] = host['term/opd'];
+      m[METRIC.opdK3Kl] = host['opd/k3'] as number;
+      m[METRIC.opdRatioMean] = host['opd/ratioMean'] as number;
     }
     const gap = host['opd/gap'];
     return { metrics: m, gap: gap === undefined ? null : gap };

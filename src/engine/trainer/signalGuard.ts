@@ -9,12 +9,13 @@
 import * as tf from '@tensorflow/tfjs';
 import { assertGpuHealthy } from '../webgpuDevice';
 import type { MetricsLine, StageName } from './events';
+import { METRIC } from '../../core/runLog/metricKeys';
 
 /** The metrics that cannot all be exactly 0 at a step that computed anything, per training stage. */
 const SIGNAL_KEYS: Partial<Record<StageName, readonly string[]>> = {
-  sft: ['sft/loss', 'sft/grad_norm', 'sft/action_tokens'],
-  teacher: ['actor/loss', 'actor/entropy', 'actor/grad_norm'],
-  student: ['actor/loss', 'actor/entropy', 'actor/grad_norm'],
+  sft: [METRIC.sftLoss, METRIC.sftGradNorm, METRIC.sftActionTokens],
+  teacher: [METRIC.actorLoss, METRIC.actorEntropy, METRIC.actorGradNorm],
+  student: [METRIC.actorLoss, METRIC.actorEntropy, METRIC.actorGradNorm],
 };
 
 /** The run computed nothing: its first steps' losses and gradients are exactly zero. */

@@ -15,6 +15,7 @@ import { evaluateProbes, probeEntropyAt } from '../probes';
 import { rolloutMetrics } from '../rolloutMetrics';
 import { fixedSeed } from '../seeds';
 import type { StageContext } from './stageContext';
+import { METRIC } from '../../../core/runLog/metricKeys';
 
 export interface EvaluationStageRequest {
   cfg: ExperimentConfig;
@@ -80,8 +81,8 @@ async function evaluatePolicy(
   }
   const m = rolloutMetrics(r, 'test');
   return {
-    successRate: m['test/success_rate'] as number,
-    rewardMean: m['test/reward_mean'] as number,
+    successRate: m[METRIC.testSuccessRate] as number,
+    rewardMean: m[METRIC.testRewardMean] as number,
     passAtK,
     entropyByClass: { actionHead: h.headN ? h.head / h.headN : NaN, actionArg: h.argN ? h.arg / h.argN : NaN },
     klFromInit: NaN,

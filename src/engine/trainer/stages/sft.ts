@@ -15,6 +15,7 @@ import { stepSeed } from '../seeds';
 import { disposeTensors, packSequences, toTensors } from '../sequenceBatch';
 import { demonstrationsOf, type Demonstrations } from './demonstrations';
 import type { StageContext } from './stageContext';
+import { METRIC } from '../../../core/runLog/metricKeys';
 
 export interface SftStepRequest {
   model: PolicyModel;
@@ -57,12 +58,12 @@ export async function sftStep(req: SftStepRequest): Promise<Record<string, numbe
       },
     });
     const m: Record<string, number> = {
-      'sft/loss': host.loss,
-      'sft/action_ce': host.actionCE,
-      'sft/obs_ce': host.observationCE,
-      'sft/action_tokens': host.actionTokens,
-      'sft/obs_tokens': host.observationTokens,
-      'sft/grad_norm': Math.sqrt(host.gradNormSq),
+      [METRIC.sftLoss]: host.loss,
+      [METRIC.sftActionCe]: host.actionCE,
+      [METRIC.sftObsCe]: host.observationCE,
+      [METRIC.sftActionTokens]: host.actionTokens,
+      [METRIC.sftObsTokens]: host.observationTokens,
+      [METRIC.sftGradNorm]: Math.sqrt(host.gradNormSq),
     };
     const every = cfg.sft.geometryEvery;
     if (every > 0 && req.step % every === 0) {
@@ -72,8 +73,8 @@ export async function sftStep(req: SftStepRequest): Promise<Record<string, numbe
         t.targetClasses,
         model.trainableVariables,
       );
-      m['sft/grad_cosine'] = geo.cosine;
-      m['sft/grad_norm_ratio'] = geo.normRatio;
+      m[METRIC.sftGradCosine] = geo.cosine;
+      m[METRIC.sftGradNormRatio] = geo.normRatio;
     }
     return m;
   } finally {
@@ -110,13 +111,14 @@ export async function runSft(ctx: StageContext, from: number): Promise<void> {
       seed: stepSeed(cfg.seed, 'sft', k, 'tasks'),
       injectNonFinite: ctx.injected('sft', k),
     });
-    if (m['sft/grad_cosine'] !== undefined && state.sft) state.sft.gradientCosineLast = m['sft/grad_cosine'];
+    const cosine = m[METRIC.sftGradCosine];
+    if (cosine !== undefined && state.sft) state.sft.gradientCosineLast = cosine;
     ctx.emit({
       type: 'step',
       stage: 'sft',
       step: k,
       totalSteps: steps,
-      metrics: { step: k, ...m, 'time/step_ms': ctx.clock() - t0 },
+      metrics: { step: k, ...m, [METRIC.timeStepMs]: ctx.clock() - t0 },
     });
     await ctx.afterStep(k);
   }

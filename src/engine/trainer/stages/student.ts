@@ -9,6 +9,7 @@ import { policyUpdate } from '../policyUpdate';
 import { rolloutMetrics } from '../rolloutMetrics';
 import type { StageContext } from './stageContext';
 import { trainingRollout, validationScore } from './stageRollouts';
+import { METRIC } from '../../../core/runLog/metricKeys';
 
 /** The gate's settings (the public code's field names) from the config and the measured S_T. */
 export function gateConfigOf(ctx: StageContext): GateConfig {
@@ -62,7 +63,7 @@ export async function runStudent(ctx: StageContext, from: number): Promise<void>
     const line: MetricsLine = { step: k, ...rolloutMetrics(r), ...u.metrics };
     if (u.gap !== null) {
       c.teacherForwardRun++;
-      line['opd/teacher_student_gap_mean'] = u.gap;
+      line[METRIC.opdTeacherStudentGapMean] = u.gap;
       const w = schedule.observeGap(k, u.gap);
       if (w) ctx.emit({ type: 'window', step: k, window: w });
     }
@@ -71,8 +72,8 @@ export async function runStudent(ctx: StageContext, from: number): Promise<void>
       const v0 = ctx.clock();
       const score = await validationScore(ctx, student, false);
       validationMs = ctx.clock() - v0;
-      line['time/validation_ms'] = validationMs;
-      line['val/success_rate'] = score;
+      line[METRIC.timeValidationMs] = validationMs;
+      line[METRIC.valSuccessRate] = score;
       c.validationLast = score;
       c.validationBest = Math.max(c.validationBest ?? -Infinity, score);
       const ev = schedule.validate(k, score);
@@ -92,7 +93,7 @@ export async function runStudent(ctx: StageContext, from: number): Promise<void>
     Object.assign(line, schedule.metrics());
     // training-step time without the validation rollout (the before/after-retirement comparison)
     const ms = ctx.clock() - t0 - validationMs;
-    line['time/step_ms'] = ms;
+    line[METRIC.timeStepMs] = ms;
     if (plan.teacherNeeded) {
       c.msBefore += ms;
       c.stepsBefore++;

@@ -5,6 +5,7 @@ import { policyUpdate } from '../policyUpdate';
 import { rolloutMetrics } from '../rolloutMetrics';
 import type { StageContext } from './stageContext';
 import { trainingRollout, validationScore } from './stageRollouts';
+import { METRIC } from '../../../core/runLog/metricKeys';
 
 /** Steps this stage trains: none with a shipped teacher. */
 export function teacherSteps(ctx: StageContext): number {
@@ -45,7 +46,7 @@ export async function runTeacher(ctx: StageContext, from: number): Promise<void>
       stage: 'teacher',
       step: k,
       totalSteps: steps,
-      metrics: { step: k, ...rolloutMetrics(r), ...u.metrics, 'time/step_ms': ctx.clock() - t0 },
+      metrics: { step: k, ...rolloutMetrics(r), ...u.metrics, [METRIC.timeStepMs]: ctx.clock() - t0 },
     });
     await ctx.afterStep(k);
   }

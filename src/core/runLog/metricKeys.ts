@@ -1,0 +1,42 @@
+// The run log's metric keys: what a metrics.jsonl line (and the tab's stored run) calls each quantity, named as
+// docs/METHODS.md §8 names them (verl's names where verl has one). The trainer writes them, and the charts, the
+// replay's defaults, the comparison and the CLI read them through these constants, so a rename is one edit here and
+// a typo is a type error, not a silently empty chart. The gate's own `retire_opd/*` keys are
+// RETIRE_OPD_METRIC_NAMES in ../retirementGate.ts.
+export const METRIC = {
+  // student and teacher GRPO steps (verl's actor/* and critic/* names)
+  actorLoss: 'actor/loss',
+  actorPgLoss: 'actor/pg_loss',
+  actorPgClipfracLower: 'actor/pg_clipfrac_lower',
+  actorPgClipfracHigher: 'actor/pg_clipfrac_higher',
+  actorRatioMean: 'actor/ratio_mean',
+  actorEntropy: 'actor/entropy',
+  actorKlLoss: 'actor/kl_loss',
+  actorGradNorm: 'actor/grad_norm',
+  criticFracRewardZeroStd: 'critic/frac_reward_zero_std',
+  rolloutSuccessRate: 'rollout/success_rate',
+  // on-policy distillation (student stage)
+  opdLoss: 'opd/loss',
+  opdK3Kl: 'opd/k3_kl',
+  opdRatioMean: 'opd/ratio_mean',
+  /** the gap g = token-mean(log π_T − log π_old) the gate observes as K = −g */
+  opdTeacherStudentGapMean: 'opd/teacher_student_gap_mean',
+  // validation, test and timings
+  valSuccessRate: 'val/success_rate',
+  testSuccessRate: 'test/success_rate',
+  testRewardMean: 'test/reward_mean',
+  timeStepMs: 'time/step_ms',
+  timeValidationMs: 'time/validation_ms',
+  // SFT (ActObs / ActionSFT)
+  sftLoss: 'sft/loss',
+  sftActionCe: 'sft/action_ce',
+  sftObsCe: 'sft/obs_ce',
+  sftActionTokens: 'sft/action_tokens',
+  sftObsTokens: 'sft/obs_tokens',
+  sftGradNorm: 'sft/grad_norm',
+  /** cos(∇ action loss, ∇ observation loss), every sft.geometryEvery steps */
+  sftGradCosine: 'sft/grad_cosine',
+  sftGradNormRatio: 'sft/grad_norm_ratio',
+} as const;
+
+export type MetricKey = (typeof METRIC)[keyof typeof METRIC];
