@@ -5,9 +5,10 @@
 import { join } from 'node:path';
 import { RunFolderError, UserError } from '../src/core/errors';
 import { applyOverrides } from '../src/core/experiment/config';
+import { parseSeed } from '../src/core/experiment/numberText';
 import { configKeyTable, type ConfigKeyInfo } from '../src/core/experiment/configSchema';
 import { NODE_BACKEND_NAMES } from '../src/core/methodVocabulary';
-import { parseFlags } from './cliArgs';
+import { parseFlags, refuseBlankPaths } from './cliArgs';
 import {
   exportTeacher,
   installInterrupt,
@@ -84,6 +85,7 @@ async function experiment(argv: string[], io: CliIo): Promise<number> {
     io.stdout(formatKeyTable(configKeyTable()));
     return 0;
   }
+  refuseBlankPaths({ out: values.out, resume: values.resume, 'export-teacher': values['export-teacher'] });
   // Ctrl-C from here on is remembered and reaches the trainer once it exists (it then stops with a checkpoint)
   const latch = new InterruptLatch();
   const removeHandler = installInterrupt(latch);
@@ -108,7 +110,11 @@ async function experiment(argv: string[], io: CliIo): Promise<number> {
       if (!values.preset) throw new UserError(`--preset is required (available: ${availablePresets().join(', ')})`);
       const preset = readPreset(values.preset);
       const sets = [...(values.set ?? [])];
-      if (values.seed !== undefined) sets.push(`seed=${values.seed}`);
+      if (values.seed !== undefined) {
+        const seed = parseSeed(values.seed);
+        if ('error' in seed) throw new UserError(`--seed: ${seed.error}`);
+        sets.push(`seed=${seed.value}`);
+      }
       if (values.backend !== undefined) sets.push(`runtime.backend=${values.backend}`);
       config = applyOverrides(preset.config, sets);
       if (values['export-teacher'] !== undefined && values['export-teacher'] === values.out)

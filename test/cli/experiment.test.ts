@@ -55,6 +55,27 @@ describe('config errors', () => {
     expect(c.stderr).toContain("Unknown option '--frobnicate'");
   });
 
+  it('an empty --out, --resume or --export-teacher is refused naming the flag', async () => {
+    const out = await run(experiment, ['--preset', 'smoke', '--out', '']);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toBe('experiment: --out: expected a folder path, got an empty string\n');
+    const resume = await run(experiment, ['--resume', ' ']);
+    expect(resume.stderr).toBe('experiment: --resume: expected a folder path, got only blanks\n');
+    const sweepOut = await run(sweep, ['--preset', 'schedules', '--out', '']);
+    expect(sweepOut.code).toBe(2);
+    expect(sweepOut.stderr).toBe('sweep: --out: expected a folder path, got an empty string\n');
+  });
+
+  it('a seed in another form than decimal digits is refused, quoted as typed', async () => {
+    for (const seed of ['0x10', '-0']) {
+      const r = await run(experiment, ['--preset', 'smoke', `--seed=${seed}`, '--out', join(tmp, 'never')]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(`experiment: --seed: expected an integer ≥ 0 in decimal digits, got "${seed}"\n`);
+    }
+    const s = await run(sweep, ['--preset', 'schedules', '--seeds', '1,0x10']);
+    expect(s.stderr).toBe('sweep: --seeds: expected comma-separated integers in 0 … 4294967295, got "1,0x10"\n');
+  });
+
   it('a resume of a folder without a run says so', async () => {
     const r = await run(experiment, ['--resume', join(tmp, 'nothing-here')]);
     expect(r.code).toBe(2);

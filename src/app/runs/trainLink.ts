@@ -4,6 +4,7 @@
 // problem names its field, so a bad link says what is wrong instead of silently falling back.
 import { overrideLines } from '../overrideLines';
 import { ConfigError, DEFAULT_CONFIG, parseOverride, resolveConfig } from '../../core/experiment/config';
+import { parseSeed } from '../../core/experiment/numberText';
 import { BACKEND_CHOICES, type BackendChoice, isOneOf } from '../../core/methodVocabulary';
 
 export interface TrainForm {
@@ -53,15 +54,8 @@ export function parseTrainLink(query: string, presets: readonly string[] | null)
   const seed = params.get('seed');
   if (seed !== null) {
     form.seed = seed;
-    const n = seed.trim() === '' ? NaN : Number(seed);
-    if (!Number.isFinite(n)) errors.push(`seed: expected an integer ≥ 0, got "${seed}"`);
-    else {
-      try {
-        resolveConfig({ seed: n }, DEFAULT_CONFIG, 'link');
-      } catch (e) {
-        errors.push(...messagesOf(e));
-      }
-    }
+    const read = parseSeed(seed);
+    if ('error' in read) errors.push(`seed: ${read.error}`);
   }
   const backend = params.get('backend');
   if (backend !== null) {
