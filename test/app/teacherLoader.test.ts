@@ -56,6 +56,17 @@ describe('the shipped teacher in the browser', () => {
     );
   });
 
+  it('fetches nothing for a checkpoint outside the app, even one that bypassed the config schema', async () => {
+    for (const checkpoint of ['http://OTHER-HOST/teachers/shell', '//OTHER-HOST/t', '/teachers/shell', '../x']) {
+      const far = { ...cfg, teacher: { ...cfg.teacher, checkpoint } };
+      const asked: string[] = [];
+      await expect(loadTeacher(far, createEnvFor(far), diskFetch(asked), ORIGIN), checkpoint).rejects.toThrow(
+        /^teacher\.checkpoint: expected a relative path inside the app/,
+      );
+      expect(asked).toEqual([]);
+    }
+  });
+
   it('names the missing file and the server’s answer', async () => {
     const missing = { ...cfg, teacher: { ...cfg.teacher, checkpoint: 'teachers/nope' } };
     await expect(loadTeacher(missing, createEnvFor(missing), diskFetch([]), ORIGIN)).rejects.toThrow(

@@ -58,6 +58,21 @@ describe('the Train link', () => {
     expect(parseTrainLink('preset=anything', null).errors).toEqual([]);
   });
 
+  it('refuses a teacher checkpoint outside the app: another host, a scheme, an absolute path', () => {
+    const errorsOf = (value: string) => parseTrainLink(`preset=retire-shell&set=teacher.checkpoint=${value}`, PRESETS);
+    expect(errorsOf('http://OTHER-HOST/teachers/shell').errors).toEqual([
+      'set teacher.checkpoint=http://OTHER-HOST/teachers/shell: teacher.checkpoint: expected a file path, not a URL ' +
+        'or a scheme (http:): nothing is fetched from elsewhere (got "http://OTHER-HOST/teachers/shell")',
+    ]);
+    expect(errorsOf('javascript:alert(1)').errors[0]).toMatch(/not a URL or a scheme \(javascript:\)/);
+    expect(errorsOf('//OTHER-HOST/teachers').errors[0]).toMatch(/not a URL of another host/);
+    expect(errorsOf('/teachers/shell').errors).toEqual([
+      'set teacher.checkpoint=/teachers/shell: teacher.checkpoint: expected a relative path inside the app, e.g. ' +
+        'teachers/shell, not an absolute path (got "/teachers/shell")',
+    ]);
+    expect(errorsOf('teachers/house').errors).toEqual([]);
+  });
+
   it('writes a link that reads back to the same form', () => {
     const form = {
       preset: 'smoke',

@@ -76,6 +76,23 @@ describe('config errors', () => {
     expect(s.stderr).toBe('sweep: --seeds: expected comma-separated integers in 0 … 4294967295, got "1,0x10"\n');
   });
 
+  it('a teacher checkpoint that is a URL is a config error naming the key, before any run folder', async () => {
+    for (const value of ['http://OTHER-HOST/teachers/shell', 'javascript:alert(1)', '//OTHER-HOST/t']) {
+      const out = join(tmp, 'never-url');
+      const r = await run(experiment, [
+        '--preset',
+        'retire-shell',
+        '--set',
+        `teacher.checkpoint=${value}`,
+        '--out',
+        out,
+      ]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/^experiment: --set: teacher\.checkpoint: expected a file path, not a URL/);
+      expect(existsSync(out)).toBe(false);
+    }
+  });
+
   it('a resume of a folder without a run says so', async () => {
     const r = await run(experiment, ['--resume', join(tmp, 'nothing-here')]);
     expect(r.code).toBe(2);

@@ -2,6 +2,7 @@
 // app's own server and checked against the run's model and environment — the browser twin of the CLI's loader.
 import type { AgentEnv } from '../../core/env/types';
 import type { ExperimentConfig } from '../../core/experiment/config';
+import { fileReferenceMessage } from '../../core/experiment/fileReference';
 import { decodeCheckpoint, type CheckpointFiles } from '../../engine/trainer/checkpoint';
 import { weightsFromHost } from '../../engine/hostTensor';
 import { modelConfigFor } from '../../engine/modelConfig';
@@ -22,8 +23,11 @@ export async function loadTeacher(
   fetcher: typeof fetch = fetch,
   root: URL = appRoot(),
 ): Promise<WeightRecord[] | null> {
-  const rel = cfg.teacher.checkpoint.replace(/^\/+|\/+$/g, '');
-  if (rel === '') return null;
+  if (cfg.teacher.checkpoint === '') return null;
+  // only a path inside the app's own origin is fetched (core/experiment/fileReference.ts)
+  const outside = fileReferenceMessage('teacher.checkpoint', cfg.teacher.checkpoint, 'app');
+  if (outside !== null) throw new TeacherCheckpointError(outside);
+  const rel = cfg.teacher.checkpoint.replace(/\/+$/g, '');
   const base = new URL(`${rel}/`, root);
   const files: CheckpointFiles = new Map();
   for (const name of FILES) {
