@@ -1,7 +1,7 @@
 // `npm run experiment -- --preset NAME [--seed N] [--backend cpu|wasm|webgpu] [--out DIR] [--set key=value …]
 // [--resume DIR] [--no-progress]`: one run of the SFT → teacher → student → evaluation pipeline into a run folder.
 // Exit codes: 0 completed; 1 the run failed (non-finite loss…; the last good checkpoint is kept); 2 user error;
-// 130 interrupted (a checkpoint was written: continue with --resume DIR).
+// 130 interrupted by Ctrl-C, 143 by SIGTERM (a checkpoint was written: continue with --resume DIR).
 import { join } from 'node:path';
 import { RunFolderError, UserError } from '../src/core/errors';
 import { applyOverrides } from '../src/core/experiment/config';
@@ -20,7 +20,7 @@ import {
 } from './experimentRunner';
 import { availablePresets, readPreset, ROOT } from './presetFiles';
 import { isEntryPoint, processIo, runCliMain, runCommand, type CliIo } from './cliMain';
-import { InterruptLatch } from './interrupt';
+import { InterruptLatch, SIGNAL_EXIT_CODE } from './interrupt';
 import { RunFolder } from './runFolder';
 
 const USAGE = `usage: npm run experiment -- --preset NAME [options]
@@ -38,7 +38,7 @@ writing config.json, metrics.jsonl, summary.json, report.md and checkpoints/ int
   --list-keys            print every config key: its type, default and meaning
   --export-teacher DIR   after the run, write its frozen teacher to DIR (for teacher.checkpoint)
 
-Ctrl-C writes a checkpoint and exits; continue with --resume DIR.`;
+Ctrl-C (or SIGTERM) writes a checkpoint and exits; continue with --resume DIR.`;
 
 /**
  * `--list-keys`: one block per leaf key, `key  type  (default: JSON)` on the first line and its description,
@@ -141,7 +141,7 @@ async function experiment(argv: string[], io: CliIo): Promise<number> {
     io.stdout(`${oneLine(summary)}\nrun folder: ${folder.dir}\n`);
     if (summary.status === 'interrupted') {
       io.stdout(`interrupted: continue with npm run experiment -- --resume ${folder.dir}\n`);
-      return 130;
+      return SIGNAL_EXIT_CODE[latch.signal];
     }
     if (summary.status === 'failed') {
       io.stderr(`run failed: ${summary.error}\nthe last good checkpoint is in ${join(folder.dir, 'checkpoints')}\n`);
