@@ -18,3 +18,14 @@ export function parseFlags<const O extends NonNullable<ParseArgsConfig['options'
     throw new UserError(`${(e as Error).message.split('\n')[0]!.slice(0, 200)} (see --help)`);
   }
 }
+
+/**
+ * Refuse a folder flag given an empty or blank value (`--out ""`): it would otherwise mean the current folder, or
+ * an error naming an empty path. `flags` maps each flag name to its value as parsed.
+ */
+export function refuseBlankPaths(flags: Readonly<Record<string, string | undefined>>): void {
+  for (const [flag, value] of Object.entries(flags)) {
+    if (value !== undefined && value.trim() === '')
+      throw new UserError(`--${flag}: expected a folder path, got ${value === '' ? 'an empty string' : 'only blanks'}`);
+  }
+}

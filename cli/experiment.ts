@@ -1,13 +1,14 @@
 // `npm run experiment -- --preset NAME [--seed N] [--backend cpu|wasm|webgpu] [--out DIR] [--set key=value …]
 // [--resume DIR] [--no-progress]`: one run of the SFT → teacher → student → evaluation pipeline into a run folder.
 // Exit codes: 0 completed; 1 the run failed (non-finite loss…; the last good checkpoint is kept); 2 user error;
-// 130 interrupted (a checkpoint was written: continue with --resume DIR).
+// 130 interrupted by Ctrl-C, 143 by SIGTERM (a checkpoint was written: continue with --resume DIR).
 import { join } from 'node:path';
 import { RunFolderError, UserError } from '../src/core/errors';
 import { applyOverrides } from '../src/core/experiment/config';
+import { parseSeed } from '../src/core/experiment/numberText';
 import { configKeyTable, type ConfigKeyInfo } from '../src/core/experiment/configSchema';
 import { NODE_BACKEND_NAMES } from '../src/core/methodVocabulary';
-import { parseFlags } from './cliArgs';
+import { parseFlags, refuseBlankPaths } from './cliArgs';
 import {
   exportTeacher,
   installInterrupt,
@@ -19,7 +20,7 @@ import {
 } from './experimentRunner';
 import { availablePresets, readPreset, ROOT } from './presetFiles';
 import { isEntryPoint, processIo, runCliMain, runCommand, type CliIo } from './cliMain';
-import { InterruptLatch } from './interrupt';
+import { InterruptLatch, SIGNAL_EXIT_CODE } from './interrupt';
 import { RunFolder } from './runFolder';
 
 const USAGE = `usage: npm run experiment -- --preset NAME [options]
@@ -37,7 +38,7 @@ writing config.json, metrics.jsonl, summary.json, report.md and checkpoints/ int
   --list-keys            print every config key: its type, default and meaning
   --export-teacher DIR   after the run, write its frozen teacher to DIR (for teacher.checkpoint)
 
-Ctrl-C writes a checkpoint and exits; continue with --resume DIR.`;
+Ctrl-C (or SIGTERM) writes a checkpoint and exits; continue with --resume DIR.`;
 
 /**
  * `--list-keys`: one block per leaf key, `key  type  (default: JSON)` on the first line and its description,
@@ -84,6 +85,7 @@ async function experiment(argv: string[], io: CliIo): Promise<number> {
     io.stdout(formatKeyTable(configKeyTable()));
     return 0;
   }
+  refuseBlankPaths({ out: values.out, resume: values.resume, 'export-teacher': values['export-teacher'] });
   // Ctrl-C from here on is remembered and reaches the trainer once it exists (it then stops with a checkpoint)
   const latch = new InterruptLatch();
   const removeHandler = installInterrupt(latch);
@@ -108,7 +110,11 @@ async function experiment(argv: string[], io: CliIo): Promise<number> {
       if (!values.preset) throw new UserError(`--preset is required (available: ${availablePresets().join(', ')})`);
       const preset = readPreset(values.preset);
       const sets = [...(values.set ?? [])];
-      if (values.seed !== undefined) sets.push(`seed=${values.seed}`);
+      if (values.seed !== undefined) {
+        const seed = parseSeed(values.seed);
+        if ('error' in seed) throw new UserError(`--seed: ${seed.error}`);
+        sets.push(`seed=${seed.value}`);
+      }
       if (values.backend !== undefined) sets.push(`runtime.backend=${values.backend}`);
       config = applyOverrides(preset.config, sets);
       if (values['export-teacher'] !== undefined && values['export-teacher'] === values.out)
@@ -135,7 +141,7 @@ async function experiment(argv: string[], io: CliIo): Promise<number> {
     io.stdout(`${oneLine(summary)}\nrun folder: ${folder.dir}\n`);
     if (summary.status === 'interrupted') {
       io.stdout(`interrupted: continue with npm run experiment -- --resume ${folder.dir}\n`);
-      return 130;
+      return SIGNAL_EXIT_CODE[latch.signal];
     }
     if (summary.status === 'failed') {
       io.stderr(`run failed: ${summary.error}\nthe last good checkpoint is in ${join(folder.dir, 'checkpoints')}\n`);

@@ -26,7 +26,7 @@ import {
   type CheckpointFiles,
 } from '../src/engine/trainer/checkpoint';
 import { createEnginePort } from '../src/engine/trainer/engineAdapter';
-import { STAGE_NAMES, type TrainerEvent } from '../src/engine/trainer/events';
+import { STAGE_NAMES, type StageName, type TrainerEvent } from '../src/engine/trainer/events';
 import { NodeCheckpointStorage } from './nodeCheckpointStorage';
 import { modelConfigFor } from '../src/engine/modelConfig';
 import { checkShippedTeacher, TEACHER_FILES } from '../src/engine/trainer/shippedTeacher';
@@ -35,7 +35,7 @@ import { checkCheckpointContent, parseTrainerState, type TrainerState } from '..
 import type { WeightRecord } from '../src/engine/weights';
 import { ROOT } from './presetFiles';
 import { ensureFolder, RunFolder } from './runFolder';
-import { InterruptLatch, onInterrupt } from './interrupt';
+import { InterruptLatch, onInterrupt, SIGNAL_EXIT_CODE } from './interrupt';
 import { METRIC } from '../src/core/runLog/metricKeys';
 
 /** A user error: printed as one line (no stack), exit code 2 (core/errors.ts). */
@@ -172,9 +172,30 @@ export async function prepareResume(
     return { folder, config, resume: null };
   }
   const resume = await loadRunCheckpoint(folder, name, config);
+  folder.checkLogsHold(stepsDone(config, resume.state), join(dir, 'checkpoints', name));
   const i = STAGE_NAMES.indexOf(resume.state.stage);
   folder.truncateForResume(resume.state.stage, resume.state.step, STAGE_NAMES.slice(i + 1));
   return { folder, config, resume };
+}
+
+/**
+ * The steps of each logged stage a checkpoint at (stage, step) has done: every step of the stages before it (the
+ * teacher stage has none with a shipped teacher or schedule none), `step` of its own.
+ */
+export function stepsDone(
+  cfg: ExperimentConfig,
+  at: { stage: StageName; step: number },
+): { stage: StageName; steps: number }[] {
+  const total: Partial<Record<StageName, number>> = {
+    sft: cfg.sft.steps,
+    teacher: cfg.teacher.checkpoint !== '' || cfg.student.schedule === 'none' ? 0 : cfg.teacher.steps,
+    student: cfg.student.steps,
+  };
+  const now = STAGE_NAMES.indexOf(at.stage);
+  return (['sft', 'teacher', 'student'] as const).map((stage) => {
+    const i = STAGE_NAMES.indexOf(stage);
+    return { stage, steps: i < now ? (total[stage] ?? 0) : i === now ? at.step : 0 };
+  });
 }
 
 /** Run one experiment into its folder. Resolves with the summary; Ctrl-C checkpoints and resolves 'interrupted'. */
@@ -256,16 +277,20 @@ export async function runExperiment(opts: RunOptions): Promise<RunSummary> {
   }
 }
 
-/** Ctrl-C → the latch (stop at the next step boundary with a checkpoint); a later Ctrl-C quits at once. */
+/**
+ * Ctrl-C or SIGTERM → the latch (stop at the next step boundary with a checkpoint); a later one quits at once with
+ * its signal's exit code (130 or 143).
+ */
 export function installInterrupt(latch: InterruptLatch): () => void {
   return onInterrupt(
-    () => {
+    (signal) => {
+      const what = signal === 'SIGTERM' ? 'terminate (SIGTERM)' : 'interrupt';
       process.stderr.write(
-        '\ninterrupt: finishing the current step, writing a checkpoint (Ctrl-C again to quit at once)\n',
+        `\n${what}: finishing the current step, writing a checkpoint (${signal === 'SIGTERM' ? 'SIGTERM' : 'Ctrl-C'} again to quit at once)\n`,
       );
-      latch.fire();
+      latch.fire(signal);
     },
-    () => process.exit(130),
+    (signal) => process.exit(SIGNAL_EXIT_CODE[signal]),
   );
 }
 

@@ -1,5 +1,7 @@
-// Ctrl-C for the long-running CLIs (experiment, sweep): the first SIGINT asks the trainer to stop at the next step
-// boundary and write a checkpoint; a later one quits at once.
+// Ctrl-C and SIGTERM for the long-running CLIs (experiment, sweep): the first SIGINT or SIGTERM (a `kill`, a
+// container or job scheduler stopping the process) asks the trainer to stop at the next step boundary and write a
+// checkpoint; a later one quits at once. The exit code says which signal stopped the run: 130 (128 + SIGINT's 2) or
+// 143 (128 + SIGTERM's 15), as a shell reports a process those signals ended.
 //
 // The CLIs run as `node --import tsx cli/<name>.ts` (package.json scripts), so SIGINT reaches this process
 // directly. Under `npm run` a terminal's Ctrl-C is delivered to the whole foreground process group and npm also
@@ -19,23 +21,37 @@ export function tsxWrapperWarning(command: string): string | null {
     : null;
 }
 
+/** The signals that stop a run with a checkpoint. */
+export type StopSignalName = 'SIGINT' | 'SIGTERM';
+
+/** The exit code of a run a signal stopped (with its checkpoint written). */
+export const SIGNAL_EXIT_CODE: Record<StopSignalName, number> = { SIGINT: 130, SIGTERM: 143 };
+
 /**
- * Call `first` on the first SIGINT; SIGINTs within `mergeMs` of it count as the same one; a later one calls
- * `again`. Returns a function that removes the handler.
+ * Call `first` on the first SIGINT or SIGTERM; signals within `mergeMs` of it count as the same one; a later one
+ * calls `again`. Each is told which signal came. Returns a function that removes the handlers.
  */
-export function onInterrupt(first: () => void, again: () => void, mergeMs = 1500): () => void {
+export function onInterrupt(
+  first: (signal: StopSignalName) => void,
+  again: (signal: StopSignalName) => void,
+  mergeMs = 1500,
+): () => void {
   let at: number | null = null;
-  const handler = (): void => {
+  const handler = (signal: StopSignalName): void => {
     const now = Date.now();
     if (at === null) {
       at = now;
-      first();
+      first(signal);
     } else if (now - at > mergeMs) {
-      again();
+      again(signal);
     }
   };
   process.on('SIGINT', handler);
-  return () => process.off('SIGINT', handler);
+  process.on('SIGTERM', handler);
+  return () => {
+    process.off('SIGINT', handler);
+    process.off('SIGTERM', handler);
+  };
 }
 
 /** What a stop request reaches: the trainer (Trainer.requestStop). */
@@ -44,13 +60,15 @@ export interface Stoppable {
 }
 
 /**
- * A Ctrl-C that may come before the trainer exists (while the backend starts or the run folder is made): it is
+ * A Ctrl-C or SIGTERM that may come before the trainer exists (while the backend starts or the run folder is made): it is
  * remembered and handed to the trainer as soon as one is attached, which then stops at its first step boundary
  * with a checkpoint. One latch per CLI process; a sweep attaches each run's trainer in turn.
  */
 export class InterruptLatch {
   private target: Stoppable | null = null;
   requested = false;
+  /** The signal that asked for the stop (SIGINT when fired without one). */
+  signal: StopSignalName = 'SIGINT';
 
   attach(target: Stoppable): void {
     this.target = target;
@@ -61,7 +79,8 @@ export class InterruptLatch {
     this.target = null;
   }
 
-  fire(): void {
+  fire(signal: StopSignalName = 'SIGINT'): void {
+    if (!this.requested) this.signal = signal;
     this.requested = true;
     this.target?.requestStop();
   }

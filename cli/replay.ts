@@ -77,6 +77,12 @@ export const nodeIo: ReplayIo = {
 
 function parseNumber(flag: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
+  // An integer a number cannot hold exactly would be refused (or used) as its rounded neighbour: quote it as typed.
+  if (/^\s*[+-]?\d+\s*$/.test(text) && !Number.isSafeInteger(Number(text))) {
+    throw new UsageError(
+      `${flag}: ${printable(text.trim(), 40)} is beyond 9007199254740991, the largest exact integer`,
+    );
+  }
   const value = text.trim() === '' ? Number.NaN : Number(text);
   if (Number.isNaN(value) && text.trim().toLowerCase() !== 'nan') {
     throw new UsageError(`${flag}: expected a number, got "${text}"`);

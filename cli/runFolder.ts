@@ -18,7 +18,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { FileSystemError, RunFolderError, withFsErrors } from '../src/core/errors';
+import { CheckpointError, FileSystemError, RunFolderError, withFsErrors } from '../src/core/errors';
 import { resolveConfig, type ExperimentConfig } from '../src/core/experiment/config';
 import type { RunSummary } from '../src/core/experiment/summary';
 import { formatRunReport } from '../src/core/experiment/report';
@@ -203,6 +203,38 @@ export class RunFolder {
     };
     keep(metricsFileFor(stage), step);
     for (const s of laterStages) keep(metricsFileFor(s), -1);
+  }
+
+  /**
+   * Before resuming: each stage's log must hold every step from 1 to `steps` (the steps the checkpoint says were
+   * done), or the resumed run would write a log that no longer replays to the run. Throws a CheckpointError naming
+   * the file and the first missing step. `where` names the checkpoint.
+   */
+  checkLogsHold(expected: readonly { stage: StageName; steps: number }[], where: string): void {
+    for (const { stage, steps } of expected) {
+      if (steps === 0) continue;
+      const path = join(this.dir, metricsFileFor(stage));
+      const logged = new Set<number>();
+      if (kindOf(path) === 'other') {
+        const text = withFsErrors(path, 'reading the run log', () => readFileSync(path, 'utf8'));
+        for (const line of text.split('\n')) {
+          try {
+            const step = (JSON.parse(line) as { step?: unknown } | null)?.step;
+            if (typeof step === 'number') logged.add(step);
+          } catch {
+            // a torn or foreign line: dropped by truncateForResume, and its step counts as missing here
+          }
+        }
+      }
+      let missing = 0;
+      for (let k = 1; k <= steps && missing === 0; k++) if (!logged.has(k)) missing = k;
+      if (missing === 0) continue;
+      throw new CheckpointError(
+        logged.size === 0
+          ? `${path}: missing or empty, but ${where} has done ${steps} ${stage} step(s): restore the log, or start the run again`
+          : `${path}: step ${missing} is missing, but ${where} has done ${steps} ${stage} step(s): restore the log, or start the run again`,
+      );
+    }
   }
 
   /** A folder whose run wrote no checkpoint yet: remove its logs so it starts again from scratch. */

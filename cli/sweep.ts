@@ -9,9 +9,10 @@
 // Exit codes: 0 all runs completed; 1 some run failed or was interrupted; 2 user error.
 import { join } from 'node:path';
 import { UserError } from '../src/core/errors';
+import { parseSeed } from '../src/core/experiment/numberText';
 import { applyOverrides } from '../src/core/experiment/config';
 import { NODE_BACKEND_NAMES } from '../src/core/methodVocabulary';
-import { parseFlags } from './cliArgs';
+import { parseFlags, refuseBlankPaths } from './cliArgs';
 import { expandSweep, parseSweepSpec, runSweep, type SweepRun, type SweepSpec } from '../src/core/experiment/sweep';
 import type { CurvePoint } from '../src/core/experiment/comparison';
 import { about, readCurve, report, slug, writeOutcome } from './sweepOutcome';
@@ -67,6 +68,7 @@ async function sweep(argv: string[], io: CliIo): Promise<number> {
     io.stdout(`${USAGE}\n`);
     return 0;
   }
+  refuseBlankPaths({ out: values.out });
   if (values.report) {
     if (!values.out) throw new UserError('--report needs --out DIR (where the combined outcome goes)');
     const table = report(values.report.split(','), values.out);
@@ -86,10 +88,10 @@ async function sweep(argv: string[], io: CliIo): Promise<number> {
   if (values.seeds !== undefined) {
     const shown = values.seeds.slice(0, 60);
     seeds = values.seeds.split(',').map((s) => {
-      const n = s.trim() === '' ? NaN : Number(s.trim());
-      if (!Number.isInteger(n) || n < 0 || n > 0xffffffff)
+      const read = parseSeed(s.trim());
+      if ('error' in read)
         throw new UserError(`--seeds: expected comma-separated integers in 0 … 4294967295, got "${shown}"`);
-      return n;
+      return read.value;
     });
     if (new Set(seeds).size !== seeds.length) throw new UserError(`--seeds: a seed appears twice in "${shown}"`);
   }

@@ -19,6 +19,7 @@
 //   if (validation step) schedule.validate(k, S_k);             // after the step's gap
 //   log(schedule.metrics());                                    // every retire_opd/* metric
 // `coefficient(k)` and `teacherNeeded(k)` are pure queries (for previews and charts); they change nothing.
+import { CheckpointError } from './errors';
 import type { GateConfig, GateConfigInput } from './gateConfig';
 import { formatScheduleSpec, gateRuleFor, parseScheduleSpec, type ScheduleSpec } from './methodVocabulary';
 import {
@@ -165,14 +166,31 @@ export class LambdaSchedule {
     const schedule = new LambdaSchedule(spec, gateConfig);
     const s = state as Partial<ScheduleState> | null;
     if (s === null || typeof s !== 'object' || s.version !== SCHEDULE_STATE_VERSION) {
-      throw new Error(`unsupported schedule checkpoint version ${JSON.stringify(s?.version)}`);
+      throw new CheckpointError(`unsupported schedule checkpoint version ${JSON.stringify(s?.version)}`);
     }
     if (s.schedule !== schedule.name) {
-      throw new Error(`checkpoint schedule does not match: ${String(s.schedule)} ≠ ${schedule.name}`);
+      throw new CheckpointError(
+        `checkpoint schedule does not match: ${String(s.schedule).slice(0, 40)} ≠ ${schedule.name}`,
+      );
     }
     const lastStep = s.last_step;
-    if (lastStep !== null && !Number.isInteger(lastStep)) throw new Error('schedule checkpoint: bad last_step');
-    schedule.gateImpl = RetirementGate.fromJSON(s.gate, gateConfig, schedule.gate.rule);
+    if (lastStep !== null && !(Number.isSafeInteger(lastStep) && (lastStep as number) >= 0)) {
+      throw new CheckpointError(
+        `schedule checkpoint: last_step must be an integer ≥ 0 or null, got ${JSON.stringify(lastStep)?.slice(0, 40)}`,
+      );
+    }
+    const gate = RetirementGate.fromJSON(s.gate, gateConfig, schedule.gate.rule);
+    // Every gap and every trigger belongs to a step the schedule has begun.
+    const last = lastStep ?? 0;
+    const saved = gate.toJSON();
+    const observed = saved.completed_windows.length * saved.config.window_size + saved.pending_k_values.length;
+    if (observed > last || (gate.triggerStep ?? 0) > last || gate.teacherForwardSkipped > last) {
+      throw new CheckpointError(
+        `schedule checkpoint is inconsistent: last_step ${lastStep} is before its gate's ${observed} gaps, ` +
+          `trigger step ${gate.triggerStep ?? '–'} or ${gate.teacherForwardSkipped} skipped teacher forwards`,
+      );
+    }
+    schedule.gateImpl = gate;
     schedule.lastStep = lastStep ?? null;
     return schedule;
   }

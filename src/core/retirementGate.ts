@@ -10,7 +10,8 @@
 // the public code.)
 import { mean } from './windowedMean';
 import { type GateConfig, type GateConfigInput, gateConfigDifferences, parseGateConfig } from './gateConfig';
-import { gateStateSchema } from './gateStateSchema';
+import { CheckpointError } from './errors';
+import { gateStateProblem, gateStateSchema } from './gateStateSchema';
 import { GATE_RULES, type GateRule, isOneOf } from './methodVocabulary';
 
 /** Every `retire_opd/*` metric of the public code, in its order. Booleans are 0/1; trigger_step is −1 before. */
@@ -313,8 +314,12 @@ export class RetirementGate {
     const gate = new RetirementGate(config, rule);
     const s = parseGateState(state);
     const differences = gateConfigDifferences(s.config, gate.config);
-    if (differences.length > 0) throw new Error(`checkpoint config does not match: ${differences.join(', ')}`);
-    if (s.rule !== rule) throw new Error(`checkpoint gate rule does not match: ${s.rule} ≠ ${rule}`);
+    if (differences.length > 0) {
+      throw new CheckpointError(`checkpoint config does not match: ${differences.join(', ')}`);
+    }
+    if (s.rule !== rule) throw new CheckpointError(`checkpoint gate rule does not match: ${s.rule} ≠ ${rule}`);
+    const problem = gateStateProblem(s);
+    if (problem !== null) throw new CheckpointError(`gate checkpoint is inconsistent: ${problem}`);
     gate.opdCoef = s.opd_coef;
     gate.pending = [...s.pending_k_values];
     gate.windows = s.completed_windows.map((w) => ({ ...w }));
@@ -333,21 +338,21 @@ export class RetirementGate {
   }
 }
 
-// Structural check of a checkpoint; values are trusted to be the gate's own output once the shape is right.
+// The shape of a checkpoint (gateStateSchema.ts; its invariants are checked after the config): a CheckpointError.
 
 function parseGateState(state: unknown): GateState {
   const version = (state as { version?: unknown } | null)?.version;
   if (version !== GATE_STATE_VERSION) {
-    throw new Error(`unsupported gate checkpoint version ${JSON.stringify(version)} (expected ${GATE_STATE_VERSION})`);
+    throw new CheckpointError(
+      `unsupported gate checkpoint version ${JSON.stringify(version)} (expected ${GATE_STATE_VERSION})`,
+    );
   }
   const result = gateStateSchema.safeParse(state);
   if (!result.success) {
     const issue = result.error.issues[0];
-    throw new Error(`gate checkpoint is malformed at ${issue?.path.join('.') ?? '?'}: ${issue?.message ?? '?'}`);
+    throw new CheckpointError(
+      `gate checkpoint is malformed at ${issue?.path.join('.') ?? '?'}: ${issue?.message ?? '?'}`,
+    );
   }
-  const s = result.data as GateState;
-  if (s.num_evaluated_windows > s.completed_windows.length || s.pending_k_values.length >= s.config.window_size) {
-    throw new Error('gate checkpoint is inconsistent: more evaluated windows than windows, or a full pending buffer');
-  }
-  return s;
+  return result.data as GateState;
 }

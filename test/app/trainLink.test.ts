@@ -32,17 +32,45 @@ describe('the Train link', () => {
     expect(errors).toEqual([
       'colour: unknown link field (valid: preset, seed, backend, set)',
       'preset: unknown preset "smok" (available: smoke, retire-shell, schedules)',
-      'seed: expected an integer ≥ 0 (got -1)',
+      'seed: expected an integer ≥ 0 in decimal digits, got "-1"',
       'backend: expected one of auto, webgpu, webgl, wasm, cpu, got "tpu"',
       expect.stringMatching(/^set student\.windowSize=4: unknown key "student\.windowSize"/),
       'set student.lambdaOpd=lots: student.lambdaOpd: expected a number, got "lots"',
     ]);
-    expect(parseTrainLink('seed=abc', PRESETS).errors).toEqual(['seed: expected an integer ≥ 0, got "abc"']);
-    expect(parseTrainLink('seed=1.5', PRESETS).errors).toEqual(['seed: expected an integer (got 1.5)']);
+    expect(parseTrainLink('seed=abc', PRESETS).errors).toEqual([
+      'seed: expected an integer ≥ 0 in decimal digits, got "abc"',
+    ]);
+    expect(parseTrainLink('seed=1.5', PRESETS).errors).toEqual([
+      'seed: expected an integer ≥ 0 in decimal digits, got "1.5"',
+    ]);
+    // Number() would read these as 16, 0, 5 and 0: a link must say the seed it runs, in decimal.
+    for (const seed of ['0x10', '-0', '+5', '1e3', ' 7', '']) {
+      expect(parseTrainLink(`seed=${encodeURIComponent(seed)}`, PRESETS).errors, seed).toEqual([
+        `seed: expected an integer ≥ 0 in decimal digits, got ${JSON.stringify(seed)}`,
+      ]);
+    }
+    expect(parseTrainLink('seed=4294967296', PRESETS).errors).toEqual([
+      'seed: expected an integer ≤ 4294967295, got "4294967296"',
+    ]);
   });
 
   it('does not check the preset name before the catalog is in', () => {
     expect(parseTrainLink('preset=anything', null).errors).toEqual([]);
+  });
+
+  it('refuses a teacher checkpoint outside the app: another host, a scheme, an absolute path', () => {
+    const errorsOf = (value: string) => parseTrainLink(`preset=retire-shell&set=teacher.checkpoint=${value}`, PRESETS);
+    expect(errorsOf('http://OTHER-HOST/teachers/shell').errors).toEqual([
+      'set teacher.checkpoint=http://OTHER-HOST/teachers/shell: teacher.checkpoint: expected a file path, not a URL ' +
+        'or a scheme (http:): nothing is fetched from elsewhere (got "http://OTHER-HOST/teachers/shell")',
+    ]);
+    expect(errorsOf('javascript:alert(1)').errors[0]).toMatch(/not a URL or a scheme \(javascript:\)/);
+    expect(errorsOf('//OTHER-HOST/teachers').errors[0]).toMatch(/not a URL of another host/);
+    expect(errorsOf('/teachers/shell').errors).toEqual([
+      'set teacher.checkpoint=/teachers/shell: teacher.checkpoint: expected a relative path inside the app, e.g. ' +
+        'teachers/shell, not an absolute path (got "/teachers/shell")',
+    ]);
+    expect(errorsOf('teachers/house').errors).toEqual([]);
   });
 
   it('writes a link that reads back to the same form', () => {

@@ -36,14 +36,20 @@ async function run(main: typeof experiment | typeof replay, args: string[]): Pro
   return { code, stdout, stderr };
 }
 
-/** Start the experiment CLI as a child process: its exit code, SIGINT, and its stdout so far. */
-function start(args: string[]): { exited: Promise<number | null>; kill: () => void; stdout: () => string } {
+/** Start the experiment CLI as a child process: its exit code, a signal (SIGINT unless named), its output so far. */
+function start(args: string[]): {
+  exited: Promise<number | null>;
+  kill: (signal?: NodeJS.Signals) => void;
+  stdout: () => string;
+  stderr: () => string;
+} {
   const child = spawn(process.execPath, [...cli('experiment.ts'), ...args, '--no-progress'], { cwd: ROOT });
   let out = '';
+  let err = '';
   child.stdout.on('data', (b: Buffer) => (out += b.toString()));
-  child.stderr.on('data', () => undefined);
+  child.stderr.on('data', (b: Buffer) => (err += b.toString()));
   const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
-  return { exited, kill: () => child.kill('SIGINT'), stdout: () => out };
+  return { exited, kill: (signal = 'SIGINT') => child.kill(signal), stdout: () => out, stderr: () => err };
 }
 
 type Line = Record<string, number>;
@@ -134,6 +140,21 @@ describe('Ctrl-C lands within one step, in every stage, with or without periodic
     expect(p.stdout()).toContain(`--resume ${d}`);
     const latest = readFileSync(join(d, 'checkpoints/LATEST'), 'utf8');
     expect(latest).toMatch(/^student-0000\d\d$/);
+    const r = await run(experiment, ['--resume', d, '--no-progress']);
+    expect(r.code).toBe(0);
+    expect(withoutTime(readLines(log))).toEqual(withoutTime(readLines(join(smoke, 'metrics.jsonl'))));
+  });
+
+  it('SIGTERM behaves as Ctrl-C: a checkpoint, a message, exit 143; --resume finishes with the same metrics', async () => {
+    const d = join(tmp, 'sigterm');
+    const p = start(['--preset', 'smoke', '--out', d]);
+    const log = join(d, 'metrics.jsonl');
+    await until(log, () => lineCount(log) >= 3);
+    p.kill('SIGTERM');
+    expect(await p.exited).toBe(143);
+    expect(p.stderr()).toContain('terminate (SIGTERM): finishing the current step, writing a checkpoint');
+    expect(p.stdout()).toContain(`--resume ${d}`);
+    expect(readFileSync(join(d, 'checkpoints/LATEST'), 'utf8')).toMatch(/^student-0000\d\d$/);
     const r = await run(experiment, ['--resume', d, '--no-progress']);
     expect(r.code).toBe(0);
     expect(withoutTime(readLines(log))).toEqual(withoutTime(readLines(join(smoke, 'metrics.jsonl'))));

@@ -55,6 +55,44 @@ describe('config errors', () => {
     expect(c.stderr).toContain("Unknown option '--frobnicate'");
   });
 
+  it('an empty --out, --resume or --export-teacher is refused naming the flag', async () => {
+    const out = await run(experiment, ['--preset', 'smoke', '--out', '']);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toBe('experiment: --out: expected a folder path, got an empty string\n');
+    const resume = await run(experiment, ['--resume', ' ']);
+    expect(resume.stderr).toBe('experiment: --resume: expected a folder path, got only blanks\n');
+    const sweepOut = await run(sweep, ['--preset', 'schedules', '--out', '']);
+    expect(sweepOut.code).toBe(2);
+    expect(sweepOut.stderr).toBe('sweep: --out: expected a folder path, got an empty string\n');
+  });
+
+  it('a seed in another form than decimal digits is refused, quoted as typed', async () => {
+    for (const seed of ['0x10', '-0']) {
+      const r = await run(experiment, ['--preset', 'smoke', `--seed=${seed}`, '--out', join(tmp, 'never')]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(`experiment: --seed: expected an integer ≥ 0 in decimal digits, got "${seed}"\n`);
+    }
+    const s = await run(sweep, ['--preset', 'schedules', '--seeds', '1,0x10']);
+    expect(s.stderr).toBe('sweep: --seeds: expected comma-separated integers in 0 … 4294967295, got "1,0x10"\n');
+  });
+
+  it('a teacher checkpoint that is a URL is a config error naming the key, before any run folder', async () => {
+    for (const value of ['http://OTHER-HOST/teachers/shell', 'javascript:alert(1)', '//OTHER-HOST/t']) {
+      const out = join(tmp, 'never-url');
+      const r = await run(experiment, [
+        '--preset',
+        'retire-shell',
+        '--set',
+        `teacher.checkpoint=${value}`,
+        '--out',
+        out,
+      ]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/^experiment: --set: teacher\.checkpoint: expected a file path, not a URL/);
+      expect(existsSync(out)).toBe(false);
+    }
+  });
+
   it('a resume of a folder without a run says so', async () => {
     const r = await run(experiment, ['--resume', join(tmp, 'nothing-here')]);
     expect(r.code).toBe(2);

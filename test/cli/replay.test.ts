@@ -255,6 +255,10 @@ describe.concurrent('replay on bad input', () => {
       /replay: --schedule: expected one of adaptive, alignment-only, competence-only/,
     ],
     [['--teacher-performance', '0.8', '--format', 'xml'], /replay: --format: expected one of jsonl, verl, csv, trl/],
+    [
+      ['--teacher-performance', '0.8', '--window', '9007199254740993'],
+      /^replay: --window: 9007199254740993 is beyond 9007199254740991, the largest exact integer$/,
+    ],
     [['--teacher-performance', '0.8', '--bogus'], /replay: Unknown option '--bogus'/],
     [[], /replay: --teacher-performance is required/],
   ])('bad arguments %j → one line on stderr, exit 2', async (args, pattern) => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { CheckpointError } from '../../src/core/errors';
 import { LambdaSchedule } from '../../src/core/lambdaSchedule';
 
 const config = { opd_coef: 0.5, teacher_performance: 0.8, window_size: 1 };
@@ -137,5 +138,28 @@ describe('LambdaSchedule', () => {
     expect(() => LambdaSchedule.fromJSON(state, 'fixed:40', { ...config, window_size: 3 })).toThrow(
       'checkpoint config does not match: window_size 1 ≠ 3',
     );
+    expect(() => LambdaSchedule.fromJSON(state, 'adaptive', config)).toThrow(CheckpointError);
+  });
+
+  it('refuses a fractional or negative last_step, and one before the gate’s own gaps, as a CheckpointError', () => {
+    const schedule = new LambdaSchedule('adaptive', config);
+    for (let k = 1; k <= 3; k++) {
+      schedule.beginStep(k);
+      schedule.observeGap(k, -1);
+    }
+    const state = schedule.toJSON();
+    expect(LambdaSchedule.fromJSON(state, 'adaptive', config).toJSON()).toEqual(state);
+    for (const [lastStep, message] of [
+      [2.5, 'schedule checkpoint: last_step must be an integer ≥ 0 or null, got 2.5'],
+      [-1, 'schedule checkpoint: last_step must be an integer ≥ 0 or null, got -1'],
+      [
+        2,
+        "schedule checkpoint is inconsistent: last_step 2 is before its gate's 3 gaps, trigger step – or 0 skipped " +
+          'teacher forwards',
+      ],
+    ] as const) {
+      const forged = { ...state, last_step: lastStep };
+      expect(() => LambdaSchedule.fromJSON(forged, 'adaptive', config)).toThrow(new CheckpointError(message));
+    }
   });
 });

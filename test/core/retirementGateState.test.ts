@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { CheckpointError } from '../../src/core/errors';
 import { GATE_RULES, type GateRule } from '../../src/core/methodVocabulary';
 import { RetirementGate } from '../../src/core/retirementGate';
 
@@ -80,6 +81,43 @@ describe('RetirementGate checkpoints', () => {
     expect(() => RetirementGate.fromJSON({ ...state, extra: 1 }, config)).toThrow(/malformed/);
     expect(() => RetirementGate.fromJSON({ ...state, num_evaluated_windows: 3 }, config)).toThrow(/inconsistent/);
     expect(() => RetirementGate.fromJSON(null, config)).toThrow(/version/);
+  });
+
+  it('refuses a forged state the gate cannot reach, as a CheckpointError naming what is impossible', () => {
+    const retired = new RetirementGate(config);
+    run(retired, 0, stream.length);
+    const real = retired.toJSON();
+    const w = config.window_size;
+    const second = real.completed_windows[1]!.end_step;
+    const active = new RetirementGate(config).toJSON();
+    const cases: [unknown, string][] = [
+      // retired at step 3 with W = 4: before even one window could end
+      [
+        { ...real, trigger_step: 3 },
+        `trigger step 3 is before the earliest step the gate can retire at (${second}: the end of its second window; W = ${w})`,
+      ],
+      [{ ...active, retired: true, trigger_step: 3 }, 'retired after 0 evaluated window(s): the criterion needs two'],
+      [{ ...real, trigger_step: null }, 'retired without a trigger step'],
+      [{ ...active, trigger_step: 12 }, 'a trigger step (12) without being retired'],
+      [{ ...real, opd_coef: 0.5 }, 'retired, yet λ_opd is 0.5 (0 after retirement)'],
+      [{ ...active, opd_coef: 0 }, "active, yet λ_opd is 0 (the config's 0.5 until retirement)"],
+      [
+        { ...real, completed_windows: [{ end_step: 2, mean: 1 }, ...real.completed_windows.slice(1)] },
+        'window 1 ends at step 2, before it can hold 4 gaps of its own (W = 4)',
+      ],
+      [{ ...real, rule: 'observe-only' }, 'an observe-only gate never retires, yet this one did'],
+    ];
+    for (const [state, message] of cases) {
+      const rule = (state as { rule: GateRule }).rule;
+      let error: unknown;
+      try {
+        RetirementGate.fromJSON(state, config, rule);
+      } catch (e) {
+        error = e;
+      }
+      expect(error, message).toBeInstanceOf(CheckpointError);
+      expect((error as Error).message).toBe(`gate checkpoint is inconsistent: ${message}`);
+    }
   });
 
   it('holds exactly the fields of the spec plus the rule, skip counter and latest metrics', () => {

@@ -4,6 +4,8 @@
 // problem names its field, so a bad link says what is wrong instead of silently falling back.
 import { overrideLines } from '../overrideLines';
 import { ConfigError, DEFAULT_CONFIG, parseOverride, resolveConfig } from '../../core/experiment/config';
+import { fileReferenceMessage } from '../../core/experiment/fileReference';
+import { parseSeed } from '../../core/experiment/numberText';
 import { BACKEND_CHOICES, type BackendChoice, isOneOf } from '../../core/methodVocabulary';
 
 export interface TrainForm {
@@ -53,15 +55,8 @@ export function parseTrainLink(query: string, presets: readonly string[] | null)
   const seed = params.get('seed');
   if (seed !== null) {
     form.seed = seed;
-    const n = seed.trim() === '' ? NaN : Number(seed);
-    if (!Number.isFinite(n)) errors.push(`seed: expected an integer ≥ 0, got "${seed}"`);
-    else {
-      try {
-        resolveConfig({ seed: n }, DEFAULT_CONFIG, 'link');
-      } catch (e) {
-        errors.push(...messagesOf(e));
-      }
-    }
+    const read = parseSeed(seed);
+    if ('error' in read) errors.push(`seed: ${read.error}`);
   }
   const backend = params.get('backend');
   if (backend !== null) {
@@ -71,7 +66,10 @@ export function parseTrainLink(query: string, presets: readonly string[] | null)
   const sets = params.getAll('set');
   for (const s of sets) {
     try {
-      resolveConfig(parseOverride(s), DEFAULT_CONFIG, 'link');
+      const cfg = resolveConfig(parseOverride(s), DEFAULT_CONFIG, 'link');
+      // in the tab a file is named inside the app's origin (the schema already refuses any URL)
+      const outside = fileReferenceMessage('teacher.checkpoint', cfg.teacher.checkpoint, 'app');
+      if (outside !== null) errors.push(`set ${s}: ${outside}`);
     } catch (e) {
       errors.push(...messagesOf(e).map((m) => `set ${s}: ${m}`));
     }

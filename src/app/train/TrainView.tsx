@@ -2,6 +2,7 @@
 // student's gate (K̄ₘ, ρ, η), success, entropy and the SFT gradient cosine live, with the retirement marked.
 import { useDeferredValue, useEffect, useMemo } from 'react';
 import { applyOverrides, ConfigError, type ExperimentConfig } from '../../core/experiment/config';
+import { parseSeed } from '../../core/experiment/numberText';
 import type { Preset } from '../../core/experiment/preset';
 import { gateCharts, retirementMarker } from '../charts/gateCharts';
 import { MetricChart } from '../charts/MetricChart';
@@ -56,8 +57,9 @@ function RunControls() {
       return { preset: null, error: e instanceof Error ? e.message : String(e) };
     }
   }, [catalog, presetName]);
-  const seedValue = Number(seed);
-  const seedError = Number.isSafeInteger(seedValue) && seedValue >= 0 ? null : 'seed: expected an integer ≥ 0';
+  const seedRead = parseSeed(seed);
+  const seedValue = 'error' in seedRead ? Number.NaN : seedRead.value;
+  const seedError = 'error' in seedRead ? `seed: ${seedRead.error}` : null;
   // the preset, the seed, then `key=value` overrides (the CLI's --set), validated by the core
   const run = useMemo((): { config: ExperimentConfig | null; error: string | null } => {
     if (!resolved.preset || seedError) return { config: null, error: null };

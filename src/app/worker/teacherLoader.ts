@@ -2,6 +2,7 @@
 // app's own server; the engine's checkShippedTeacher verifies and checks it, as it does for the CLI.
 import type { AgentEnv } from '../../core/env/types';
 import type { ExperimentConfig } from '../../core/experiment/config';
+import { fileReferenceMessage } from '../../core/experiment/fileReference';
 import { CheckpointError, type CheckpointFiles } from '../../engine/trainer/checkpoint';
 import { checkShippedTeacher, TEACHER_FILES } from '../../engine/trainer/shippedTeacher';
 import type { WeightRecord } from '../../engine/weights';
@@ -15,8 +16,11 @@ export async function loadTeacher(
   fetcher: typeof fetch = fetch,
   root: URL = appRoot(),
 ): Promise<WeightRecord[] | null> {
-  const rel = cfg.teacher.checkpoint.replace(/^\/+|\/+$/g, '');
-  if (rel === '') return null;
+  if (cfg.teacher.checkpoint === '') return null;
+  // only a path inside the app's own origin is fetched (core/experiment/fileReference.ts)
+  const outside = fileReferenceMessage('teacher.checkpoint', cfg.teacher.checkpoint, 'app');
+  if (outside !== null) throw new CheckpointError(outside);
+  const rel = cfg.teacher.checkpoint.replace(/\/+$/g, '');
   const base = new URL(`${rel}/`, root);
   if (base.origin !== root.origin)
     throw new CheckpointError(`teacher.checkpoint: '${cfg.teacher.checkpoint}' is not a path inside this app`);

@@ -5,6 +5,7 @@
 import type { z } from 'zod';
 import { ConfigError } from '../errors';
 import { DEFAULT_CONFIG, savedConfigSchema, type ExperimentConfig } from './configSchema';
+import { parseDecimal, parseSeed } from './numberText';
 
 // The config's type and defaults, re-exported for their many importers.
 export { DEFAULT_CONFIG, type ExperimentConfig, type GrpoConfig } from './configSchema';
@@ -232,8 +233,10 @@ export function parseOverride(assignment: string): Tree {
   }
   let value: unknown;
   if (typeof def === 'number') {
-    value = raw === '' ? NaN : Number(raw);
-    if (!Number.isFinite(value as number)) throw new ConfigError([`${key}: expected a number, got "${raw}"`], '--set');
+    // seeds: decimal digits only; other numbers: decimal (numberText.ts says why)
+    const read = parts[parts.length - 1] === 'seed' ? parseSeed(raw) : parseDecimal(raw);
+    if ('error' in read) throw new ConfigError([`${key}: ${read.error}`], '--set');
+    value = read.value;
   } else if (typeof def === 'boolean') {
     if (raw !== 'true' && raw !== 'false')
       throw new ConfigError([`${key}: expected true or false, got "${raw}"`], '--set');

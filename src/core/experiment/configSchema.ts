@@ -5,6 +5,7 @@
 // `--set` parsing are in ./config.ts. Pure TypeScript (zod only).
 import { z } from 'zod';
 import { GATE_DEFAULTS } from '../gateConfig';
+import { fileReferenceProblem } from './fileReference';
 import {
   BACKEND_NAMES,
   DEMONSTRATORS,
@@ -169,6 +170,11 @@ export const experimentConfigSchema = z.strictObject({
     grpo: grpoSchema,
     checkpoint: z
       .string()
+      .superRefine((value, ctx) => {
+        // never a URL: in the CLI a local path, in the tab one inside the app (fileReference.ts)
+        const problem = fileReferenceProblem(value, 'local');
+        if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+      })
       .default('')
       .describe('a shipped trained teacher: checkpoint folder relative to public/ (or absolute); "" = train one'),
   }),

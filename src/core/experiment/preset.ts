@@ -28,6 +28,9 @@ export const PRESET_NAMES = [
   'teacher-shop',
 ] as const;
 
+/** What a preset name (and a preset's "extends") may be: the file name of public/presets/NAME.json. */
+export const PRESET_NAME = /^[a-z0-9][a-z0-9-]*$/;
+
 const presetFileSchema = z.strictObject({
   description: z.string().min(1),
   extends: z.string().optional(),
@@ -56,6 +59,14 @@ export function loadPreset(
   available: readonly string[] = PRESET_NAMES,
   seen: string[] = [],
 ): Preset {
+  // a preset is named, never located: a name is a file of public/presets/, not a path or a URL
+  if (!PRESET_NAME.test(name))
+    throw new ConfigError(
+      [
+        `preset name ${JSON.stringify(name.slice(0, 60))}: expected lower-case letters, digits and "-" (a preset of public/presets/, not a path or URL)`,
+      ],
+      seen.length > 0 ? `preset ${seen[seen.length - 1]} "extends"` : 'preset',
+    );
   if (seen.includes(name))
     throw new ConfigError([`preset "extends" cycle: ${[...seen, name].join(' → ')}`], `preset ${name}`);
   const raw = lookup(name);

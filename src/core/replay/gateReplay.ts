@@ -139,8 +139,19 @@ class ReplayRun {
         trainingSteps += 1;
         const plan = schedule.beginStep(step);
         if (plan.teacherNeeded) {
-          if (gap !== undefined && !skipped) schedule.observeGap(step, gap);
-          else placeholders += 1;
+          if (gap !== undefined && !skipped) {
+            // A non-finite gap is refused only where the gate would read it: after the logged run's retirement
+            // (skipped) or the replay's own, the teacher did not run and the logged value is a placeholder.
+            if (!Number.isFinite(gap)) {
+              const row = gaps.rows[g - 1] as number;
+              throw new ReplayInputError(
+                store.file(row),
+                store.line(row),
+                `step ${step}: gap ${quoteInput(gaps.key)} is not finite: ${gap}`,
+              );
+            }
+            schedule.observeGap(step, gap);
+          } else placeholders += 1;
         }
       }
       if (valStep === step) {
@@ -290,6 +301,8 @@ function metricSeries(store: RecordStore, key: string, what: 'gap' | 'validation
       );
     }
     if (!Number.isFinite(value)) {
+      // A gap is judged in the replay itself: after retirement a NaN gap is a placeholder the gate never reads.
+      if (what === 'gap') return value;
       throw new ReplayInputError(...where(row), `step ${step}: ${what} ${quoteInput(key)} is not finite: ${value}`);
     }
     if (Math.abs(value) > MAX_METRIC_MAGNITUDE) {

@@ -1,7 +1,7 @@
 // CSV logs (parsed with papaparse): a header row, a step column and one column per metric. Understood layouts:
 //   - plain:        step,gap,val            (any metric names; empty cells mean "not logged at this step")
 //   - TensorBoard:  Wall time,Step,Value    (one metric per file; the metric is named after the file, so
-//                   run-ppo-tag-val_success_rate.csv holds "val_success_rate" — keys match ignoring / vs _)
+//                   run-ppo-tag-val_success_rate.csv holds "val_success_rate" — keys match with / ≡ _, see metricKey.ts)
 //   - W&B:          Step,"run - val/success_rate","run - val/success_rate__MIN",…   (__MIN/__MAX dropped)
 // Several files are joined on the step by the caller. Line numbers are the file's own lines, also after quoted cells
 // that span several lines (papaparse's cursor gives where each row starts).

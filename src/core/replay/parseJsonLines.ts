@@ -2,7 +2,9 @@
 //   jsonl — flat objects with a "step" key: the simple `{"step": k, "gap": g, "val": S}` form and the lab's own
 //           metrics files (`{"step": k, "opd/teacher_student_gap_mean": g, "val/success_rate": S, …}`);
 //   verl  — verl's file logger, `{"step": k, "data": {"skillsd/teacher_student_gap_mean": g, …}}`.
-// Read line by line as chunks arrive: memory holds one line, whatever the file's size.
+// Read line by line as chunks arrive: memory holds one line, whatever the file's size. One format per file: a line
+// whose shape differs from the file's first line (a verl line in a flat file, or the reverse) is refused, never
+// half-read.
 import { LineSplitter, LineTooLongError } from './lineSplitter';
 import { checkStep, type RecordSink, ReplayInputError, StepOrder } from './logRecords';
 import { JsonSyntaxError, parsePythonJson } from './pythonJson';
@@ -14,6 +16,8 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 export class JsonLinesParser {
   private readonly lines: LineSplitter;
   private readonly order: StepOrder;
+  /** The first line's shape and number: every later line must have the same shape. */
+  private shape: { verl: boolean; line: number } | undefined;
 
   constructor(
     private readonly file: string,
@@ -51,8 +55,27 @@ export class JsonLinesParser {
     }
     if (!isObject(parsed)) throw new ReplayInputError(this.file, line, 'expected a JSON object on each line');
     const step = checkStep(this.file, line, parsed.step);
-    if (this.format === 'verl' && !isObject(parsed.data)) {
-      throw new ReplayInputError(this.file, line, 'expected a verl file-logger line {"step": k, "data": {...}}');
+    const verl = isObject(parsed.data);
+    this.shape ??= { verl, line };
+    if (this.format === 'verl' && !verl) {
+      throw new ReplayInputError(
+        this.file,
+        line,
+        this.shape.line === line
+          ? 'expected a verl file-logger line {"step": k, "data": {...}}'
+          : `a flat JSON line, but line ${this.shape.line} is a verl file-logger line {"step": k, "data": {...}}: ` +
+              'one format per file',
+      );
+    }
+    if (this.format === 'jsonl' && verl !== this.shape.verl) {
+      throw new ReplayInputError(
+        this.file,
+        line,
+        verl
+          ? `a verl file-logger line {"step": k, "data": {...}}, but line ${this.shape.line} is a flat JSON line: ` +
+              'one format per file'
+          : `a flat JSON line, but line ${this.shape.line} is a verl file-logger line: one format per file`,
+      );
     }
     this.order.check(line, step);
     if (this.format === 'verl') this.sink({ line, step, values: parsed.data as Record<string, unknown> });

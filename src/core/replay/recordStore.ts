@@ -1,7 +1,8 @@
 // The rows of every log file, kept compactly while the files stream past: only the columns the replay can use (the
-// gap, validation and retire_opd candidates, matched ignoring case and / vs _) are kept, in typed arrays, so memory
-// grows by a few bytes per step, never by the size of a line. Which candidate becomes the gap or validation key is
+// gap, validation and retire_opd candidates, matched as metricKey.ts normalises keys) are kept, in typed arrays, so
+// memory grows by a few bytes per step, never by the size of a line. Which candidate becomes the gap or validation key is
 // decided once every file has been read.
+import { normaliseMetricKey } from './metricKey';
 import { printable } from './quoteInput';
 
 type NumberArray = Float64Array | Uint32Array;
@@ -66,12 +67,6 @@ export class Column {
   }
 }
 
-const normaliseKey = (key: string) =>
-  key
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '_')
-    .replace(/^_+|_+$/g, '');
-
 /** Distinct metric names listed in a "keys: …" message at most. */
 const KEYS_LISTED = 12;
 /** Distinct metric names remembered for that list and its count. */
@@ -96,13 +91,13 @@ export class RecordStore {
   private firstTrigger: { step: number; value: number } | undefined;
 
   /**
-   * `keys`: every metric name the replay may look for (matched ignoring case and punctuation); the retire_opd
+   * `keys`: every metric name the replay may look for (matched by normaliseMetricKey); the retire_opd
    * trigger-step and skipped-teacher metrics are summarised as they stream instead of kept per row.
    */
   constructor(keys: Iterable<string>, triggerKey: string, skippedKey: string) {
-    this.interesting = new Set([...keys].map(normaliseKey));
-    this.triggerKey = normaliseKey(triggerKey);
-    this.skippedKey = normaliseKey(skippedKey);
+    this.interesting = new Set([...keys].map(normaliseMetricKey));
+    this.triggerKey = normaliseMetricKey(triggerKey);
+    this.skippedKey = normaliseMetricKey(skippedKey);
   }
 
   get rowCount(): number {
@@ -153,7 +148,7 @@ export class RecordStore {
   private use(key: string): 'keep' | 'trigger' | 'skipped' | 'drop' {
     let use = this.decided.get(key);
     if (use === undefined) {
-      const normal = normaliseKey(key);
+      const normal = normaliseMetricKey(key);
       use =
         normal === this.triggerKey
           ? 'trigger'
@@ -202,12 +197,12 @@ export class RecordStore {
     return this.files[lo] as string;
   }
 
-  /** The columns a key names: itself when some row logged it exactly, else those equal ignoring case and / vs _. */
+  /** The columns a key names: itself when some row logged it exactly, else those with the same normal form. */
   columnsFor(key: string): Column[] {
     const exact = this.columnsByKey.get(key);
     if (exact !== undefined) return [exact];
-    const wanted = normaliseKey(key);
-    return [...this.columnsByKey.values()].filter((c) => normaliseKey(c.key) === wanted);
+    const wanted = normaliseMetricKey(key);
+    return [...this.columnsByKey.values()].filter((c) => normaliseMetricKey(c.key) === wanted);
   }
 
   /** The metric names seen, for messages: "a, b, …, (n keys)". */

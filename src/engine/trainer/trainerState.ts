@@ -4,7 +4,8 @@
 import { z } from 'zod';
 import { CheckpointError, UserError } from '../../core/errors';
 import { configDiff, validateConfig, type ExperimentConfig } from '../../core/experiment/config';
-import type { ScheduleState } from '../../core/lambdaSchedule';
+import { gateConfigFor } from '../../core/experiment/gateSettings';
+import { LambdaSchedule, type ScheduleState } from '../../core/lambdaSchedule';
 import type { HostTensor } from '../hostTensor';
 import type { CheckpointContent } from './checkpoint';
 import { STAGE_NAMES, type StageName } from './events';
@@ -106,7 +107,43 @@ export function parseTrainerState(raw: unknown, expected?: ExperimentConfig): Tr
     if (diff.length)
       throw new CheckpointError(`checkpoint config does not match this run: ${diff.slice(0, 5).join('; ')}`);
   }
-  return { ...r.data, config, schedule: (r.data.schedule ?? null) as ScheduleState | null } as TrainerState;
+  const state = { ...r.data, config, schedule: (r.data.schedule ?? null) as ScheduleState | null } as TrainerState;
+  checkStateInvariants(state);
+  return state;
+}
+
+/**
+ * The state against its own config and itself (a state.json edited by hand, its manifest recomputed, must not
+ * resume into an impossible run): S_T a success rate in [0, 1]; a schedule only from the student stage on, restored
+ * exactly as the trainer will (its name, gate window, thresholds and S_T must be the config's; the gate's own
+ * invariants, gateStateSchema.ts); the schedule's last step an integer no later than the checkpoint's step.
+ */
+function checkStateInvariants(state: TrainerState): void {
+  const fail = (what: string): never => {
+    throw new CheckpointError(`checkpoint state.json: ${what}`);
+  };
+  const sT = state.teacherPerformance;
+  if (sT !== null && !(Number.isFinite(sT) && sT >= 0 && sT <= 1))
+    fail(`teacherPerformance ${sT} is not a success rate in [0, 1]`);
+  if (state.schedule === null) return;
+  const at = STAGE_NAMES.indexOf(state.stage);
+  if (at < STAGE_NAMES.indexOf('student'))
+    fail(`a schedule at ${state.stage} step ${state.step}, before the student stage that creates it`);
+  let schedule: LambdaSchedule;
+  try {
+    schedule = LambdaSchedule.fromJSON(
+      state.schedule,
+      state.config.student.schedule,
+      gateConfigFor(state.config, state.teacherPerformance),
+    );
+  } catch (e) {
+    if (e instanceof UserError) return fail(`schedule: ${e.message}`);
+    throw e;
+  }
+  const last = schedule.toJSON().last_step ?? 0;
+  const bound = state.stage === 'student' ? state.step : state.config.student.steps;
+  if (last > bound)
+    fail(`the schedule has begun step ${last}, after the checkpoint (${state.stage} step ${state.step})`);
 }
 
 export function freshCounters(): TrainerCounters {

@@ -91,6 +91,18 @@ describe('experiment config', () => {
       'student.steps: expected a number, got "many"',
     );
     expect(messagesOf(() => parseOverride('student.steps'))[0]).toContain('expected key=value');
+    expect(messagesOf(() => parseOverride('seed=0x10'))[0]).toBe(
+      'seed: expected an integer ≥ 0 in decimal digits, got "0x10"',
+    );
+    expect(messagesOf(() => parseOverride('env.seed=-0'))[0]).toBe(
+      'env.seed: expected an integer ≥ 0 in decimal digits, got "-0"',
+    );
+    expect(messagesOf(() => parseOverride('student.steps=0x10'))[0]).toBe(
+      'student.steps: expected a decimal number, got "0x10"',
+    );
+    expect(messagesOf(() => parseOverride('student.steps=9007199254740993'))[0]).toBe(
+      'student.steps: "9007199254740993" is beyond ±9007199254740991, the integers a number holds exactly',
+    );
     expect(messagesOf(() => parseOverride('seed.x=1'))[0]).toContain('"seed" is not an object');
     expect(messagesOf(() => applyOverrides(DEFAULT_CONFIG, ['runtime.backend=tpu']))[0]).toContain('runtime.backend');
   });

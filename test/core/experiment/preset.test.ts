@@ -51,6 +51,25 @@ describe('presets', () => {
     expect(e.message).toContain('unknown preset "smok" (available: smoke, retire-shell');
   });
 
+  it('refuses a preset name or "extends" that is a path or a URL, and a teacher.checkpoint that is a URL', () => {
+    expect(errorOf(() => loadPreset('../secrets', lookup)).message).toBe(
+      'preset: preset name "../secrets": expected lower-case letters, digits and "-" (a preset of public/presets/, ' +
+        'not a path or URL)',
+    );
+    const far = (name: string) =>
+      name === 'x' ? { description: 'a test preset here', extends: 'http://OTHER-HOST/p', config: {} } : lookup(name);
+    expect(errorOf(() => loadPreset('x', far)).message).toMatch(
+      /^preset x "extends": preset name "http:\/\/OTHER-HOST/,
+    );
+    const teacher = (name: string) =>
+      name === 'x'
+        ? { description: 'a test preset here', config: { teacher: { checkpoint: 'https://OTHER-HOST/t' } } }
+        : lookup(name);
+    expect(errorOf(() => loadPreset('x', teacher)).message).toMatch(
+      /^preset x: teacher\.checkpoint: expected a file path, not a URL or a scheme \(https:\)/,
+    );
+  });
+
   it('rejects unknown keys in a preset file and invalid config values inside it', () => {
     const bad = (name: string) => (name === 'x' ? { description: 'a test preset here', confg: {} } : lookup(name));
     expect(errorOf(() => loadPreset('x', bad)).message).toContain('unknown key(s) "confg"');

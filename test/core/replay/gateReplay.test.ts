@@ -221,10 +221,10 @@ describe('replayGate on joined files and odd input', () => {
     expect(replayGate([{ name: 'a.jsonl', text: jsonl(rows) }], { gate }).summary).not.toHaveProperty('warnings');
   });
 
-  it('refuses two columns that both match a key ignoring case and punctuation in one row', () => {
-    const text = jsonl(rows.map((r) => ({ step: r.step, Gap: r.gap, 'gap ': r.gap, val: r.val })));
+  it('refuses two columns that both match a key after normalisation in one row', () => {
+    const text = jsonl(rows.map((r) => ({ step: r.step, Gap: r.gap, GAP: r.gap, val: r.val })));
     expect(errorOf(() => replayGate([{ name: 'a.jsonl', text }], { gate }))).toBe(
-      'a.jsonl:1: two columns match "gap" ("Gap", "gap "): name one with --gap-key',
+      'a.jsonl:1: two columns match "gap" ("Gap", "GAP"): name one with --gap-key',
     );
   });
 
@@ -252,5 +252,71 @@ describe('replayGate on joined files and odd input', () => {
     const blocks = [...replayTextBlocks(result, 100)];
     expect(blocks.length).toBeGreaterThan(1);
     expect(blocks.join('')).toBe(`${replayLines(result).join('\n')}\n`);
+  });
+});
+
+describe('replayGate: keys, formats and placeholders', () => {
+  // The hand-computed stream above under other names: the trigger stays at step 6 when the keys are matched.
+  const renamed = (gapKey: string, valKey: string) =>
+    jsonl(rows.map((r) => ({ step: r.step, [gapKey]: r.gap, ...(r.val === undefined ? {} : { [valKey]: r.val }) })));
+
+  it('refuses an absent non-ASCII --val-key or --gap-key instead of matching another key of the same script', () => {
+    const chinese = renamed('差距', '准确率');
+    expect(
+      errorOf(() => replayGate([{ name: 'a.jsonl', text: chinese }], { gate, gapKey: '差距', valKey: '成功率' })),
+    ).toBe('a.jsonl:1: --val-key "成功率" is not a key of this log (keys: 差距, 准确率)');
+    const russian = renamed('разрыв', 'точность');
+    expect(
+      errorOf(() => replayGate([{ name: 'a.jsonl', text: russian }], { gate, gapKey: 'ошибка', valKey: 'точность' })),
+    ).toBe('a.jsonl:1: --gap-key "ошибка" is not a key of this log (keys: разрыв, точность)');
+  });
+
+  it('matches keys after NFC, "/" ≡ "_" and case folding, and names the key that was asked for', () => {
+    const text = renamed('Écart/Moyen', 'ТОЧНОСТЬ');
+    // "e" + combining acute (NFD) asks for the composed "É" of the log.
+    const result = replayGate([{ name: 'a.jsonl', text }], { gate, gapKey: 'e\u0301cart_moyen', valKey: 'точность' });
+    expect(result.summary).toMatchObject({ trigger_step: 6, gap_key: 'e\u0301cart_moyen', val_key: 'точность' });
+    // "-" is not "_": nothing but "/" and case is equated.
+    expect(errorOf(() => replayGate([{ name: 'a.jsonl', text }], { gate, gapKey: 'écart-moyen' }))).toMatch(
+      /--gap-key "écart-moyen" is not a key of this log/,
+    );
+  });
+
+  it('refuses a flat JSON-lines file whose later lines are verl lines, naming the line', () => {
+    const text = '{"step":1,"gap":-1,"val":0.5}\n{"step":2,"data":{"gap":-0.5,"val":0.6}}\n';
+    expect(errorOf(() => replayGate([{ name: 'a.jsonl', text }], { gate }))).toBe(
+      'a.jsonl:2: a verl file-logger line {"step": k, "data": {...}}, but line 1 is a flat JSON line: ' +
+        'one format per file',
+    );
+  });
+
+  it('refuses a verl file whose later lines are flat, naming the line', () => {
+    const text =
+      '{"step":1,"data":{"skillsd/teacher_student_gap_mean":-1}}\n\n{"step":2,"skillsd/teacher_student_gap_mean":-1}\n';
+    expect(errorOf(() => replayGate([{ name: 'v.jsonl', text }], { gate }))).toBe(
+      'v.jsonl:3: a flat JSON line, but line 1 is a verl file-logger line {"step": k, "data": {...}}: one format per file',
+    );
+  });
+
+  it('ignores a NaN gap logged after the replay has retired the teacher (a placeholder the gate does not read)', () => {
+    const log = rows.map((r) => (r.step === 7 ? { ...r, gap: 'NaN' } : r));
+    const text = jsonl(log).replace('"NaN"', 'NaN');
+    const result = replayGate([{ name: 'a.jsonl', text }], { gate });
+    expect(result.summary).toMatchObject({ trigger_step: 6, steps: 8, teacher_forward_steps_saved: 2 });
+  });
+
+  it('ignores a NaN gap at a step where the logged run had retired, and refuses one before', () => {
+    const log = [
+      '{"step":1,"gap":-1}',
+      '{"step":2,"gap":-0.5,"val":0.5}',
+      '{"step":3,"gap":NaN,"retire_opd/teacher_forward_skipped":1}',
+      '{"step":4,"gap":NaN,"retire_opd/teacher_forward_skipped":2,"val":0.9}',
+    ].join('\n');
+    const result = replayGate([{ name: 'a.jsonl', text: log }], { gate: { ...gate, competence_threshold: 2 } });
+    expect(result.summary).toMatchObject({ steps: 4, placeholder_gaps_ignored: 2 });
+    const before = log.replace('"gap":-0.5', '"gap":NaN');
+    expect(errorOf(() => replayGate([{ name: 'a.jsonl', text: before }], { gate }))).toBe(
+      'a.jsonl:2: step 2: gap "gap" is not finite: NaN',
+    );
   });
 });

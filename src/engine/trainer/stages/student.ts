@@ -4,6 +4,7 @@
 // retires the teacher, the teacher's forward pass is skipped for the rest of the run.
 import { LambdaSchedule } from '../../../core/lambdaSchedule';
 import type { GateConfig } from '../../../core/gateConfig';
+import { gateConfigFor } from '../../../core/experiment/gateSettings';
 import type { MetricsLine } from '../events';
 import { policyUpdate } from '../policyUpdate';
 import { rolloutMetrics } from '../rolloutMetrics';
@@ -13,15 +14,7 @@ import { METRIC } from '../../../core/runLog/metricKeys';
 
 /** The gate's settings (the public code's field names) from the config and the measured S_T. */
 export function gateConfigOf(ctx: StageContext): GateConfig {
-  const g = ctx.cfg.student.gate;
-  return {
-    opd_coef: ctx.cfg.student.lambdaOpd,
-    teacher_performance: ctx.state.teacherPerformance ?? 1,
-    window_size: g.windowSize,
-    alignment_threshold: g.alignmentThreshold,
-    competence_threshold: g.competenceThreshold,
-    denominator_epsilon: g.denominatorEpsilon,
-  };
+  return gateConfigFor(ctx.cfg, ctx.state.teacherPerformance);
 }
 
 export async function runStudent(ctx: StageContext, from: number): Promise<void> {
