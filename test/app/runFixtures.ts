@@ -67,4 +67,4 @@ export const studentStep = (step: number, success: number): TrainerEvent => ({
   metrics: { step, 'rollout/success_rate': success, 'actor/entropy': 1.5 - step / 100 },
 });
 
-export const ev = (id: number, event: TrainerEvent): WorkerResponse => ({ type: 'event', id, event });
+export const ev = (id: number, event: TrainerEvent): WorkerResponse => ({ type: 'events', id, events: [event] });

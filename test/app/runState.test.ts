@@ -101,7 +101,7 @@ describe('the run reducer', () => {
     let s = sent(started(), { type: 'pause', id: 20 });
     expect(s.status).toBe('pausing');
     expect(got(s, { type: 'ack', id: 20, of: 'pause' }).status).toBe('pausing');
-    s = got(s, { type: 'event', id: 7, event: studentStep(3, 0.5) }, { type: 'control', id: 7, state: 'paused' });
+    s = got(s, { type: 'events', id: 7, events: [studentStep(3, 0.5)] }, { type: 'control', id: 7, state: 'paused' });
     expect(s.status).toBe('paused');
     expect(s.log.at(-1)?.text).toBe('paused at student step 3');
     s = sent(s, { type: 'resume', id: 21 });

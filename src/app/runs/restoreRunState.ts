@@ -1,6 +1,8 @@
-// A stored run back into the Train view's RunState (charts, summary, log), e.g. after a reload or to resume it.
+// A stored run back into the Train view's RunState (charts, summary, log), e.g. after a reload or to resume it: its
+// stored events go through the same fold as a live run's (core/runLog/runLogFold.ts), so both read the same.
+import { foldRunLog } from '../../core/runLog/runLogFold';
 import type { RunStatus, RunState } from '../worker/runState';
-import { INITIAL_RUN_STATE, LOG_LIMIT } from '../worker/runState';
+import { INITIAL_RUN_STATE } from '../worker/runState';
 import type { RunRecord, StoredEvent, StoredMetrics } from './runRecord';
 
 const STATUS: Record<RunRecord['status'], RunStatus> = {
@@ -19,61 +21,22 @@ export function restoreRunState(
 ): RunState {
   const steps: RunState['steps'] = { sft: [], teacher: [], student: [] };
   for (const m of metrics) steps[m.stage].push(m.line);
-  const state: RunState = {
-    ...INITIAL_RUN_STATE,
+  const folded = foldRunLog(
+    { ...INITIAL_RUN_STATE, steps },
+    events.map((e) => e.event),
+  );
+  return {
+    ...folded,
     recordId: record.id,
     status: STATUS[record.status],
     config: record.config,
     backendChoice: record.backendChoice,
     backend: record.backend,
+    // the record's position and summary are the last the worker wrote (also for a run cut off mid-stage)
     stage: record.stage,
     step: record.step,
     totalSteps: record.totalSteps,
-    steps,
-    summary: record.summary,
-    error: record.error ? { name: 'RunError', message: record.error } : null,
-    windows: [],
-    evaluations: [],
-    log: [],
+    summary: record.summary ?? folded.summary,
+    error: record.error ? { name: 'RunError', message: record.error } : folded.error,
   };
-  for (const { event } of events) {
-    switch (event.type) {
-      case 'window':
-        state.windows.push({ step: event.window.end_step, mean: event.window.mean });
-        break;
-      case 'evaluation':
-        if (event.kind === 'gate') state.evaluations.push(event.evaluation);
-        else state.finalEvaluation = event.result;
-        break;
-      case 'retirement':
-        state.retirement = {
-          step: event.step,
-          triggerStep: event.triggerStep,
-          schedule: event.schedule,
-          teacherPerformance: event.teacherPerformance,
-        };
-        state.log.push({ level: 'info', text: `the teacher retired at step ${event.triggerStep} (${event.schedule})` });
-        break;
-      case 'checkpoint':
-        state.log.push({ level: 'info', text: `checkpoint ${event.name} (${event.reason})` });
-        break;
-      case 'warning':
-        state.log.push({ level: 'warning', text: event.message });
-        break;
-      case 'error':
-        state.log.push({ level: 'error', text: `${event.stage} step ${event.step}: ${event.message}` });
-        break;
-      case 'stage':
-        if (event.status !== 'end')
-          state.log.push({
-            level: 'info',
-            text: `${event.stage}: ${event.status === 'skipped' ? 'skipped' : `${event.totalSteps} steps`}`,
-          });
-        break;
-      default:
-        break;
-    }
-  }
-  if (state.log.length > LOG_LIMIT) state.log = state.log.slice(state.log.length - LOG_LIMIT);
-  return state;
 }

@@ -3,10 +3,13 @@
 // retirement, checkpoints, warnings), each tagged with the stage and step it happened at so that a resume can drop
 // what came after its checkpoint.
 import type { ExperimentConfig } from '../../core/experiment/config';
+import type { TrainedStage } from '../../core/runLog/runLogFold';
 import type { RunSummary } from '../../core/experiment/summary';
 import type { BackendName } from '../../engine/backend';
 import type { MetricsLine, StageName, TrainerEvent } from '../../engine/trainer/events';
 import type { BackendChoice } from '../worker/protocol';
+
+export { isTrainedStage, TRAINED_STAGES, type TrainedStage } from '../../core/runLog/runLogFold';
 
 /**
  * 'running': a worker is (or was, before a reload) training it; on page load a 'running' record with no worker is
@@ -57,9 +60,6 @@ export interface StoredMetrics {
   line: MetricsLine;
 }
 
-export type TrainedStage = 'sft' | 'teacher' | 'student';
-export const TRAINED_STAGES: readonly TrainedStage[] = ['sft', 'teacher', 'student'];
-
 /** Any trainer event other than 'step' and 'done' (those live in the metrics rows and the summary). */
 export interface StoredEvent {
   runId: string;
@@ -69,8 +69,6 @@ export interface StoredEvent {
   step: number;
   event: TrainerEvent;
 }
-
-export const isTrainedStage = (s: StageName): s is TrainedStage => s === 'sft' || s === 'teacher' || s === 'student';
 
 /** A fresh id: time-ordered and unique enough for one browser profile. */
 export function newRunId(now: number = Date.now()): string {

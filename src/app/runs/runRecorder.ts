@@ -5,7 +5,8 @@
 // rows are kept and retried with the next batch.
 import type { RunSummary } from '../../core/experiment/summary';
 import type { BackendName } from '../../engine/backend';
-import type { StageName, TrainerEvent } from '../../engine/trainer/events';
+import { foldPosition } from '../../core/runLog/runLogFold';
+import type { TrainerEvent } from '../../engine/trainer/events';
 import { isTrainedStage, type RunRecord, type StoredEvent, type StoredMetrics } from './runRecord';
 import type { RunRepository } from './runRepository';
 
@@ -22,8 +23,6 @@ export class RunRecorder {
   private pendingEvents: StoredEvent[] = [];
   private lastFlush: number;
   private writing: Promise<void> = Promise.resolve();
-  private stage: StageName;
-  private step: number;
   private readonly flushMs: number;
   private readonly now: () => number;
 
@@ -36,8 +35,6 @@ export class RunRecorder {
     this.flushMs = options.flushMs ?? 500;
     this.now = options.now ?? Date.now;
     this.lastFlush = this.now();
-    this.stage = rec.stage ?? 'demonstrations';
-    this.step = rec.step;
   }
 
   /** A recorder for an existing record (created by the page); continues its event numbering on a resume. */
@@ -64,39 +61,21 @@ export class RunRecorder {
 
   /** Record one trainer event (synchronous; the write happens in the background). */
   record(event: TrainerEvent): void {
-    const r = this.rec;
-    switch (event.type) {
-      case 'step':
-        this.stage = event.stage;
-        this.step = event.step;
-        this.rec = { ...r, stage: event.stage, step: event.step, totalSteps: event.totalSteps };
-        if (isTrainedStage(event.stage))
-          this.pendingMetrics.push({ runId: r.id, stage: event.stage, step: event.step, line: event.metrics });
-        break;
-      case 'stage':
-        if (event.status === 'start') {
-          this.stage = event.stage;
-          this.step = 0;
-          this.rec = { ...r, stage: event.stage, step: 0, totalSteps: event.totalSteps };
-        }
-        break;
-      case 'retirement':
-        this.rec = { ...r, triggerStep: event.triggerStep };
-        break;
-      case 'checkpoint':
-        this.rec = { ...r, checkpoint: event.name };
-        break;
-      case 'done':
-        this.finish(event.summary);
-        return;
-      default:
-        break;
+    if (event.type === 'done') {
+      this.finish(event.summary);
+      return;
     }
-    if (event.type !== 'step') {
-      // a checkpoint taken after step s of a stage belongs to (stage, s); stage events to step 0
-      const step = event.type === 'checkpoint' ? event.step : this.step;
-      const stage = event.type === 'checkpoint' ? event.stage : this.stage;
-      this.pendingEvents.push({ runId: r.id, seq: this.seq++, stage, step, event });
+    // the record's stage, step, trigger step and checkpoint: the run log's own fold of the event
+    const before = this.rec;
+    this.rec = foldPosition(before, event);
+    if (event.type === 'step') {
+      if (isTrainedStage(event.stage))
+        this.pendingMetrics.push({ runId: before.id, stage: event.stage, step: event.step, line: event.metrics });
+    } else {
+      // a checkpoint taken after step s of a stage belongs to (stage, s); other events to where the run is
+      const stage = event.type === 'checkpoint' ? event.stage : (this.rec.stage ?? 'demonstrations');
+      const step = event.type === 'checkpoint' ? event.step : this.rec.step;
+      this.pendingEvents.push({ runId: before.id, seq: this.seq++, stage, step, event });
     }
     const urgent = event.type !== 'step';
     if (urgent || this.pendingMetrics.length >= 200 || this.now() - this.lastFlush >= this.flushMs) this.requestFlush();

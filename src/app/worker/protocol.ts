@@ -71,7 +71,6 @@ export type WorkerResponse =
   /** the backend the run uses, and why each faster one in the chain was skipped */
   | { type: 'backend'; id: number; backend: BackendName; skipped: { backend: BackendName; reason: string }[] }
   /** a trainer event of run `id` */
-  | { type: 'event'; id: number; event: TrainerEvent }
   /** run `id` is now held (paused), going again (running) or ending at the next step boundary (stopping) */
   | { type: 'control'; id: number; state: RunControlState }
   /** run `id` ended without a 'done' event: the backend did not start or the trainer threw */

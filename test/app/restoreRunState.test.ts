@@ -1,0 +1,59 @@
+// A stored run restored after a reload reads the same as the live run did: the same fold of the same events.
+import { describe, expect, it } from 'vitest';
+import { restoreRunState } from '../../src/app/runs/restoreRunState';
+import { isTrainedStage, type StoredEvent, type StoredMetrics } from '../../src/app/runs/runRecord';
+import { INITIAL_RUN_STATE, reduceRun } from '../../src/app/worker/runState';
+import type { TrainerEvent } from '../../src/engine/trainer/events';
+import { CONFIG, evaluation, studentStep, summary } from './runFixtures';
+import { freshRecord } from './runRecordFixtures';
+
+const EVENTS: TrainerEvent[] = [
+  { type: 'stage', stage: 'sft', status: 'start', totalSteps: 1, detail: 'ActObs' },
+  { type: 'step', stage: 'sft', step: 1, totalSteps: 1, metrics: { step: 1, 'sft/loss': 2 } },
+  { type: 'stage', stage: 'student', status: 'start', totalSteps: 20 },
+  studentStep(1, 0.25),
+  { type: 'window', step: 5, window: { index: 1, start_step: 1, end_step: 5, mean: 0.4, count: 5 } },
+  { type: 'evaluation', kind: 'gate', step: 10, evaluation: evaluation(10, 0.2, 0.9, true) },
+  { type: 'retirement', step: 10, triggerStep: 10, schedule: 'adaptive', teacherPerformance: 0.5 },
+  { type: 'checkpoint', name: 'student-000010', stage: 'student', step: 10, reason: 'periodic' },
+  studentStep(11, 0.5),
+  { type: 'warning', message: 'slow step' },
+  { type: 'done', summary: summary('completed', 10) },
+];
+
+describe('a restored run', () => {
+  it('has the live run’s series, gate rows, retirement and trainer log lines', () => {
+    const start = reduceRun(INITIAL_RUN_STATE, {
+      type: 'sent',
+      request: { type: 'start', id: 1, config: CONFIG, backend: 'wasm', control: null },
+    });
+    const live = reduceRun(start, { type: 'received', response: { type: 'events', id: 1, events: EVENTS } });
+    const metrics: StoredMetrics[] = EVENTS.flatMap((e) =>
+      e.type === 'step' && isTrainedStage(e.stage)
+        ? [{ runId: 'run-1', stage: e.stage, step: e.step, line: e.metrics }]
+        : [],
+    );
+    const stored: StoredEvent[] = EVENTS.filter((e) => e.type !== 'step' && e.type !== 'done').map((event, seq) => ({
+      runId: 'run-1',
+      seq,
+      stage: 'student',
+      step: 0,
+      event,
+    }));
+    const record = {
+      ...freshRecord(),
+      status: 'completed' as const,
+      stage: 'evaluation' as const,
+      summary: summary('completed', 10),
+    };
+    const restored = restoreRunState(record, metrics, stored);
+    expect(restored.steps).toEqual(live.steps);
+    expect(restored.windows).toEqual(live.windows);
+    expect(restored.evaluations).toEqual(live.evaluations);
+    expect(restored.retirement).toEqual(live.retirement);
+    expect(restored.status).toBe('completed');
+    // the live log also has the start line; every trainer line is the same text in both
+    expect(live.log.slice(1, -1)).toEqual(restored.log);
+    expect(restored.log[0]?.text).toBe('sft: 1 steps — ActObs');
+  });
+});

@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { EMPTY_RUN_LOG, foldPosition, foldRunLog, LOG_LIMIT } from '../../../src/core/runLog/runLogFold';
+import type { TrainerEvent } from '../../../src/core/runLog/trainerEvent';
+import { evaluation, studentStep, summary } from '../../app/runFixtures';
+
+const RUN: TrainerEvent[] = [
+  { type: 'stage', stage: 'sft', status: 'start', totalSteps: 2, detail: 'ActObs, λ_obs 1' },
+  { type: 'step', stage: 'sft', step: 1, totalSteps: 2, metrics: { step: 1, 'sft/loss': 3 } },
+  { type: 'step', stage: 'sft', step: 2, totalSteps: 2, metrics: { step: 2, 'sft/loss': 2 } },
+  { type: 'stage', stage: 'sft', status: 'end', totalSteps: 2 },
+  { type: 'stage', stage: 'teacher', status: 'skipped', totalSteps: 0 },
+  { type: 'stage', stage: 'student', status: 'start', totalSteps: 20 },
+  studentStep(1, 0.25),
+  { type: 'window', step: 5, window: { index: 1, start_step: 1, end_step: 5, mean: 0.4, count: 5 } },
+  { type: 'evaluation', kind: 'gate', step: 10, evaluation: evaluation(10, 0.2, 0.9, true) },
+  { type: 'retirement', step: 10, triggerStep: 10, schedule: 'adaptive', teacherPerformance: 0.5 },
+  { type: 'checkpoint', name: 'student-000010', stage: 'student', step: 10, reason: 'periodic' },
+  studentStep(11, 0.5),
+  { type: 'warning', message: 'slow step' },
+  { type: 'done', summary: summary('completed', 10) },
+];
+
+describe('the run log fold', () => {
+  it('reads a whole run: position, metrics per stage, gate, retirement, checkpoint, summary and log', () => {
+    const log = foldRunLog(EMPTY_RUN_LOG, RUN);
+    expect(log).toMatchObject({
+      stage: 'student',
+      step: 11,
+      totalSteps: 20,
+      triggerStep: 10,
+      checkpoint: 'student-000010',
+    });
+    expect(log.steps.sft.map((l) => l.step)).toEqual([1, 2]);
+    expect(log.steps.student.map((l) => l.step)).toEqual([1, 11]);
+    expect(log.windows).toEqual([{ step: 5, mean: 0.4 }]);
+    expect(log.evaluations.map((e) => e.step)).toEqual([10]);
+    expect(log.retirement).toEqual({ step: 10, triggerStep: 10, schedule: 'adaptive', teacherPerformance: 0.5 });
+    expect(log.summary?.status).toBe('completed');
+    expect(log.log.map((l) => l.text)).toEqual([
+      'sft: 2 steps — ActObs, λ_obs 1',
+      'teacher: skipped',
+      'student: 20 steps',
+      'the teacher retired at step 10 (adaptive)',
+      'checkpoint student-000010 (periodic)',
+      'slow step',
+      'run completed after 12.5 s',
+    ]);
+  });
+
+  it('gives the same log folded event by event as in one batch (live batches and a stored run agree)', () => {
+    const oneByOne = RUN.reduce((s, e) => foldRunLog(s, [e]), EMPTY_RUN_LOG);
+    expect(oneByOne).toEqual(foldRunLog(EMPTY_RUN_LOG, RUN));
+  });
+
+  it('names a non-finite failure and keeps it over the summary’s shorter message', () => {
+    const log = foldRunLog(EMPTY_RUN_LOG, [
+      { type: 'error', message: 'non-finite opd at student step 4', stage: 'student', step: 4, term: 'opd' },
+      { type: 'done', summary: summary('failed') },
+    ]);
+    expect(log.error).toEqual({ name: 'NonFiniteError', message: 'non-finite opd at student step 4' });
+    expect(log.log.at(-1)).toEqual({ level: 'error', text: 'run failed after 12.5 s' });
+  });
+
+  it('keeps the newest LOG_LIMIT log lines', () => {
+    const warnings: TrainerEvent[] = Array.from({ length: LOG_LIMIT + 5 }, (_, i) => ({
+      type: 'warning',
+      message: `w${i}`,
+    }));
+    const log = foldRunLog(EMPTY_RUN_LOG, warnings);
+    expect(log.log).toHaveLength(LOG_LIMIT);
+    expect(log.log[0]?.text).toBe('w5');
+  });
+
+  it('moves the position of any record-like object and leaves its other fields alone', () => {
+    const rec = { id: 'r', stage: null, step: 0, totalSteps: 0, triggerStep: null, checkpoint: null };
+    expect(foldPosition(rec, { type: 'stage', stage: 'student', status: 'start', totalSteps: 40 })).toEqual({
+      ...rec,
+      stage: 'student',
+      totalSteps: 40,
+    });
+    expect(foldPosition(rec, { type: 'warning', message: 'x' })).toBe(rec);
+  });
+});
