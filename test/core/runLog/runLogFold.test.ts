@@ -11,7 +11,7 @@ const RUN: TrainerEvent[] = [
   { type: 'stage', stage: 'teacher', status: 'skipped', totalSteps: 0 },
   { type: 'stage', stage: 'student', status: 'start', totalSteps: 20 },
   studentStep(1, 0.25),
-  { type: 'window', step: 5, window: { index: 1, start_step: 1, end_step: 5, mean: 0.4, count: 5 } },
+  { type: 'window', step: 5, window: { end_step: 5, mean: 0.4 } },
   { type: 'evaluation', kind: 'gate', step: 10, evaluation: evaluation(10, 0.2, 0.9, true) },
   { type: 'retirement', step: 10, triggerStep: 10, schedule: 'adaptive', teacherPerformance: 0.5 },
   { type: 'checkpoint', name: 'student-000010', stage: 'student', step: 10, reason: 'periodic' },
