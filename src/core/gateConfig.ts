@@ -9,11 +9,11 @@ export interface GateConfig {
   readonly teacher_performance: number;
   /** W: training steps per non-overlapping window of K values (positive integer). */
   readonly window_size: number;
-  /** δ: retire only when the alignment progress P ≤ δ (the gap stopped shrinking). */
+  /** δ: retire only when the alignment progress ρ ≤ δ (the gap stopped shrinking). */
   readonly alignment_threshold: number;
-  /** γ: retire only when the competence ratio C ≥ γ (≥ 0). */
+  /** γ: retire only when the competence ratio η ≥ γ (≥ 0). */
   readonly competence_threshold: number;
-  /** ε: P is computed only when |previous window mean| > ε (≥ 0). */
+  /** ε: ρ is computed only when |previous window mean| > ε (≥ 0). */
   readonly denominator_epsilon: number;
 }
 

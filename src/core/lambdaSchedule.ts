@@ -1,9 +1,9 @@
 // λ_opd schedules for the ablations of docs/METHODS.md §4, behind one interface, all driven by the same calls. Their names
 // and the spec syntax (`fixed:N`, `linear:N`, N ≥ 1) are declared and parsed in methodVocabulary.ts.
 //
-//   adaptive          the retirement gate (P ≤ δ ∧ C ≥ γ)
-//   alignment-only    the gate, retiring on P ≤ δ alone
-//   competence-only   the gate, retiring on C ≥ γ alone
+//   adaptive          the retirement gate (ρ ≤ δ ∧ η ≥ γ)
+//   alignment-only    the gate, retiring on ρ ≤ δ alone
+//   competence-only   the gate, retiring on η ≥ γ alone
 //   never             OPD throughout (λ = opd_coef at every step)
 //   none              pure GRPO: λ = 0 and the teacher never runs
 //   fixed:N           λ = opd_coef for steps ≤ N, then 0 (as if the gate had triggered at step N)

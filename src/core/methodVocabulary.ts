@@ -11,7 +11,7 @@ export function isOneOf<T extends string>(names: readonly T[], value: unknown): 
 // ── λ_opd schedules (docs/METHODS.md §4 ablations) ──────────────────────────────────────────────────────────────────
 
 /**
- * Schedules written as the bare name. `adaptive` = the retirement gate (P ≤ δ ∧ C ≥ γ); `alignment-only` /
+ * Schedules written as the bare name. `adaptive` = the retirement gate (ρ ≤ δ ∧ η ≥ γ); `alignment-only` /
  * `competence-only` = the gate on one condition; `never` = OPD throughout; `none` = pure GRPO, teacher never run.
  */
 export const PLAIN_SCHEDULE_KINDS = ['adaptive', 'never', 'none', 'alignment-only', 'competence-only'] as const;

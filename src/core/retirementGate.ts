@@ -59,9 +59,9 @@ export interface GateEvaluation {
   /** K̄ of the evaluated window (`cur`). */
   readonly k_window_mean: number;
   readonly student_performance: number;
-  /** P = (prev − cur)/prev; NaN for the first window or when |prev| ≤ ε. */
+  /** ρ = (prev − cur)/prev; NaN for the first window or when |prev| ≤ ε. */
   readonly alignment_progress: number;
-  /** C = (S + S_prev)/(2·S_T); NaN exactly when P is. */
+  /** η = (S + S_prev)/(2·S_T); NaN exactly when ρ is. */
   readonly competence_ratio: number;
   readonly criterion_valid: boolean;
   /** The gate's state after this evaluation. */

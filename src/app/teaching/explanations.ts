@@ -35,7 +35,7 @@ export const EXPLANATIONS = {
     what:
       'How much the gap shrank from the previous evaluated window to this one, relative to the previous one (signed ' +
       'denominator, as in the public code).',
-    formula: String.raw`\rho = P = \frac{\bar K_{m-1} - \bar K_m}{\bar K_{m-1}}`,
+    formula: String.raw`\rho = \frac{\bar K_{m-1} - \bar K_m}{\bar K_{m-1}}`,
     sign: 'ρ > 0 means the gap is still shrinking; ρ ≤ 0 means it stopped shrinking (or grew).',
     lookFor: 'Retirement needs ρ ≤ δ. Noise makes ρ jump around zero once the gap has flattened.',
     anchor: 'gate-alignment-progress',
@@ -162,7 +162,7 @@ export const EXPLANATIONS = {
     what:
       'How the distillation loss is estimated on the sampled action tokens: k3 (the public code’s default), full (the ' +
       'exact reverse KL over the tiny vocabulary) or naive (a teaching ablation whose expected gradient is zero).',
-    formula: String.raw`\text{k3: } \rho_t\,(e^{-\ell_t} - 1 + \ell_t),\quad \ell_t = \log\pi_\theta(y_t) - \log\pi_T(y_t \mid c^+)`,
+    formula: String.raw`\text{k3: } r_t\,(e^{-\ell_t} - 1 + \ell_t),\quad \ell_t = \log\pi_\theta(y_t) - \log\pi_T(y_t \mid c^+)`,
     sign: 'ℓ_t > 0 where the student puts more mass on its own token than the teacher does.',
     lookFor: 'naive trains nothing in expectation: compare it with k3 on the same seed.',
     anchor: 'opd-estimators',

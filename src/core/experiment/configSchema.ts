@@ -205,13 +205,13 @@ export const experimentConfigSchema = z.strictObject({
         .describe('W: student steps per non-overlapping window of K = −gap values (docs/METHODS.md §4 default: 5)'),
       alignmentThreshold: finite()
         .default(GATE_DEFAULTS.alignment_threshold)
-        .describe('δ: retire only when the alignment progress P ≤ δ (0: the gap stopped shrinking)'),
+        .describe('δ: retire only when the alignment progress ρ ≤ δ (0: the gap stopped shrinking)'),
       competenceThreshold: nonNeg()
         .default(GATE_DEFAULTS.competence_threshold)
-        .describe('γ: retire only when the competence ratio C = (S + S_prev)/(2·S_T) ≥ γ (0.9: near the teacher)'),
+        .describe('γ: retire only when the competence ratio η = (S + S_prev)/(2·S_T) ≥ γ (0.9: near the teacher)'),
       denominatorEpsilon: positive()
         .default(GATE_DEFAULTS.denominator_epsilon)
-        .describe('ε: P is computed only when |previous window mean| > ε'),
+        .describe('ε: ρ is computed only when |previous window mean| > ε'),
     }),
   }),
   evaluation: z.strictObject({

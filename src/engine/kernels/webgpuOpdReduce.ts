@@ -1,4 +1,4 @@
-// Fused OPD loss reduction on webgpu (../losses/opdLoss.ts, docs/METHODS.md §3): k3 with its ratio ρ, the full
+// Fused OPD loss reduction on webgpu (../losses/opdLoss.ts, docs/METHODS.md §3): k3 with its importance ratio r, the full
 // reverse KL (from the row kernel's KL plane) or the naive ablation, and every statistic.
 //   'RetireOpdReduce' rows = lp [B·T] or [2, B·T] (lp, full KL), tlp [B, T], old [B, T], cls [B, T]
 //   → [5] loss, gap, k3, ratioMean, actionTokens
@@ -75,8 +75,8 @@ const opdBackward: tf.KernelFunc = ({ inputs, backend, attrs }) => {
   const names = [...OPD_NAMES, 'dy', 'fwd'];
   const [B] = checkCls(input(inputs, 'cls', kernel), kernel);
   const rows = input(inputs, 'rows', kernel);
-  // k3: d(ρ·k3)/dlp = ρ'·k3 + ρ·k3'. With both clamps open, ρ' = ρ and k3' = −(e − 1), so the sum is exactly
-  // −ρ·(−ℓ): computed so, instead of as the difference of two terms of size ρ·e^(−ℓ) (the composed ops lose up to
+  // k3: d(r·k3)/dlp = r'·k3 + r·k3'. With both clamps open, r' = r and k3' = −(e − 1), so the sum is exactly
+  // −r·(−ℓ): computed so, instead of as the difference of two terms of size r·e^(−ℓ) (the composed ops lose up to
   // ~1e-7·e^(−ℓ)/(−ℓ) relative there, e.g. 1 % at −ℓ = 15)
   const dTerm = ['select(drho * k3 + rho * dk3, -rho * negEll, drhoOpen && dk3Open)', '0.0', '1.0'][
     a.estimator

@@ -4,8 +4,8 @@
 //   gap statistic g_k = token-mean over action tokens of (log πT − log π_old); K_k = −g_k drives the retirement gate.
 //
 // Estimators (loss = token-mean over all action tokens of the batch):
-//   'k3'    (default; the public RetireOPD code): ρ_t · (exp(−ℓ_t) − 1 + ℓ_t), ρ_t = exp(min(log πθ − log π_old, 10)),
-//           gradient through ρ and ℓ; −ℓ is clamped at 20 (and the clamped value is used in both terms, keeping the
+//   'k3'    (default; the public RetireOPD code): r_t · (exp(−ℓ_t) − 1 + ℓ_t), r_t = exp(min(log πθ − log π_old, 10)),
+//           gradient through r and ℓ; −ℓ is clamped at 20 (and the clamped value is used in both terms, keeping the
 //           summand ≥ 0). On-policy (πθ = π_old) its expected gradient is ∇ KL(πθ ‖ πT).
 //   'full'  exact reverse KL Σ_v πθ(v)(log πθ(v) − log πT(v)) at each action position, from teacher logits over the
 //           vocabulary (affordable: the lab's vocabularies are tiny). The exact answer the others estimate.
@@ -25,13 +25,13 @@ export const DEFAULT_OPD_ESTIMATOR: OpdEstimator = 'k3';
 
 export type OpdStat = 'loss' | 'gap' | 'k3' | 'ratioMean' | 'actionTokens';
 
-/** Clamp on log πθ − log π_old inside ρ, and on −ℓ inside k3 (the public code's constants). */
+/** Clamp on log πθ − log π_old inside r, and on −ℓ inside k3 (the public code's constants). */
 const OPD_LOG_RATIO_CAP = 10;
 const OPD_NEG_ELL_CAP = 20;
 
 /**
- * The OPD loss with the chosen estimator. Stats: loss, gap (g_k), k3 (mean k3 summand without ρ, a KL estimate),
- * ratioMean (mean ρ), actionTokens. All means are over the batch's action tokens.
+ * The OPD loss with the chosen estimator. Stats: loss, gap (g_k), k3 (mean k3 summand without r, a KL estimate),
+ * ratioMean (mean r), actionTokens. All means are over the batch's action tokens.
  */
 export function opdLoss(inputs: OpdInputs, estimator: OpdEstimator = DEFAULT_OPD_ESTIMATOR): LossOutput<OpdStat> {
   if (!isOneOf(OPD_ESTIMATORS, estimator)) {
