@@ -16,62 +16,35 @@
 //   observations: `ITEM PRICE` pairs, an item page `COLOUR MATERIAL PRICE sizes S…`, `size S`, the bought score.
 // Reward = fraction of the five attributes (category, colour, material, size, price ≤ cap) the bought item
 // matches, as WebShop scores it; success iff all five.
-// (~390 lines on purpose: one environment's world, transitions and scripted policies read best together.)
+// The catalogue and vocabulary are in shopCatalogue.ts; the world, transitions and scripted policies here.
 import type { Rng } from '../rng';
 import { deriveRng, hashString } from '../rng';
 import { Outcome } from './episodeBatch';
 import { MicroEnv, resolveEnvOptions, type EnvTask, type EpisodePolicy, type WorldDraft } from './microEnv';
 import { scriptedPolicy } from './scriptedPolicy';
+import {
+  SHOP_CATEGORIES,
+  SHOP_SYNONYMS,
+  SHOP_LISTING_WORDS,
+  otherWord,
+  COLORS,
+  MATERIALS,
+  SIZES,
+  PRICES,
+  CAPS,
+  ITEM_IDS,
+  SCORES,
+  RESULTS_SHOWN,
+  ATTRIBUTES,
+  HEADS,
+  LIMITS,
+  WORDS,
+} from './shopCatalogue';
+
 import type { SkillEntry } from './skillBank';
 import type { EnvOptions } from './types';
 
-export const SHOP_CATEGORIES = ['shirt', 'shoes', 'bag', 'hat', 'mug', 'lamp', 'chair', 'clock'] as const;
-/** thesaurus: the store lists each category under one of these words */
-export const SHOP_SYNONYMS: readonly (readonly string[])[] = [
-  ['tee', 'top', 'polo', 'jersey', 'blouse'],
-  ['sneaker', 'boot', 'loafer', 'runner', 'sandal'],
-  ['tote', 'pouch', 'satchel', 'sack', 'purse'],
-  ['cap', 'beanie', 'fedora', 'beret', 'visor'],
-  ['cup', 'tumbler', 'stein', 'beaker', 'flask'],
-  ['light', 'lantern', 'sconce', 'torch', 'bulb'],
-  ['stool', 'seat', 'bench', 'recliner', 'rocker'],
-  ['timer', 'dial', 'chime', 'alarm', 'gauge'],
-];
-/** departments: apparel (shirt, shoes, bag, hat) and home (mug, lamp, chair, clock) */
-const DEPARTMENT_OF = [0, 0, 0, 0, 1, 1, 1, 1] as const;
-/** the words a product line of a category may be listed under: its department's four thesauri (20 words) */
-export const SHOP_LISTING_WORDS: readonly (readonly string[])[] = SHOP_CATEGORIES.map((_, c) =>
-  SHOP_SYNONYMS.filter((_, d) => DEPARTMENT_OF[d] === DEPARTMENT_OF[c]).flat(),
-);
-/** a word of `words` other than words[k], uniform over the rest (a misleading skill's listing word) */
-function otherWord(words: readonly string[], k: number, rng: Rng): string {
-  return words[(k + 1 + rng.int(words.length - 1)) % words.length] as string;
-}
-const COLORS = ['red', 'blue', 'green', 'black', 'white', 'pink'] as const;
-const MATERIALS = ['cotton', 'leather', 'wool', 'plastic'] as const;
-const SIZES = ['s', 'm', 'l'] as const;
-const PRICES = ['10', '20', '30', '40', '50', '60', '70', '80', '90'] as const; // price index p ↔ 10·(p+1)
-const CAPS = [2, 3, 4, 5, 6]; // price indices of the cap: 30..70
-const ITEM_IDS = ['p1', 'p2', 'p3', 'p4', 'p5', 'p6'] as const;
-const SCORES = ['0', '1', '2', '3', '4', '5'] as const; // attributes matched, shown after buy
-const RESULTS_SHOWN = 3;
-const ATTRIBUTES = 5;
-
-const HEADS = ['search', 'click', 'choose', 'buy'] as const;
-/** turn and token limits (MicroEnvSpec.limits) */
-const LIMITS = { maxTurns: 4, maxActionTokens: 5, maxObsTokens: 8, maxPromptTokens: 8, skillTokens: 6 };
-const WORDS: readonly string[] = [
-  ...HEADS,
-  ...SHOP_CATEGORIES,
-  ...SHOP_SYNONYMS.flat(),
-  ...COLORS,
-  ...MATERIALS,
-  ...SIZES,
-  ...PRICES,
-  ...ITEM_IDS,
-  ...SCORES,
-  ...['size', 'under', 'listed', 'as', 'sizes', 'no', 'results', 'such', 'item', 'page', 'score', 'bad', 'command'],
-];
+export { SHOP_CATEGORIES, SHOP_LISTING_WORDS, SHOP_SYNONYMS } from './shopCatalogue';
 
 // state layout
 const S_RESULTS = 0; // bitmask of items on the last results page
