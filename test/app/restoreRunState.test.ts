@@ -3,23 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { restoreRunState } from '../../src/app/runs/restoreRunState';
 import { isTrainedStage, type StoredEvent, type StoredMetrics } from '../../src/app/runs/runRecord';
 import { INITIAL_RUN_STATE, reduceRun } from '../../src/app/worker/runState';
-import type { TrainerEvent } from '../../src/engine/trainer/events';
-import { CONFIG, evaluation, studentStep, summary } from './runFixtures';
+import { CONFIG, RUN_EVENTS, summary } from './runFixtures';
 import { freshRecord } from './runRecordFixtures';
 
-const EVENTS: TrainerEvent[] = [
-  { type: 'stage', stage: 'sft', status: 'start', totalSteps: 1, detail: 'ActObs' },
-  { type: 'step', stage: 'sft', step: 1, totalSteps: 1, metrics: { step: 1, 'sft/loss': 2 } },
-  { type: 'stage', stage: 'student', status: 'start', totalSteps: 20 },
-  studentStep(1, 0.25),
-  { type: 'window', step: 5, window: { end_step: 5, mean: 0.4 } },
-  { type: 'evaluation', kind: 'gate', step: 10, evaluation: evaluation(10, 0.2, 0.9, true) },
-  { type: 'retirement', step: 10, triggerStep: 10, schedule: 'adaptive', teacherPerformance: 0.5 },
-  { type: 'checkpoint', name: 'student-000010', stage: 'student', step: 10, reason: 'periodic' },
-  studentStep(11, 0.5),
-  { type: 'warning', message: 'slow step' },
-  { type: 'done', summary: summary('completed', 10) },
-];
+const EVENTS = RUN_EVENTS;
 
 describe('a restored run', () => {
   it('has the live run’s series, gate rows, retirement and trainer log lines', () => {
@@ -54,6 +41,6 @@ describe('a restored run', () => {
     expect(restored.status).toBe('completed');
     // the live log also has the start line; every trainer line is the same text in both
     expect(live.log.slice(1, -1)).toEqual(restored.log);
-    expect(restored.log[0]?.text).toBe('sft: 1 steps — ActObs');
+    expect(restored.log[0]?.text).toBe('sft: 2 steps — ActObs, λ_obs 1');
   });
 });

@@ -68,3 +68,22 @@ export const studentStep = (step: number, success: number): TrainerEvent => ({
 });
 
 export const ev = (id: number, event: TrainerEvent): WorkerResponse => ({ type: 'events', id, events: [event] });
+
+/** A short run from SFT to the end: one of every trainer event the run log folds (the detail, a skipped stage, a
+ * window, a gate evaluation that retires, a checkpoint, a warning, the summary). */
+export const RUN_EVENTS: TrainerEvent[] = [
+  { type: 'stage', stage: 'sft', status: 'start', totalSteps: 2, detail: 'ActObs, λ_obs 1' },
+  { type: 'step', stage: 'sft', step: 1, totalSteps: 2, metrics: { step: 1, 'sft/loss': 3 } },
+  { type: 'step', stage: 'sft', step: 2, totalSteps: 2, metrics: { step: 2, 'sft/loss': 2 } },
+  { type: 'stage', stage: 'sft', status: 'end', totalSteps: 2 },
+  { type: 'stage', stage: 'teacher', status: 'skipped', totalSteps: 0 },
+  { type: 'stage', stage: 'student', status: 'start', totalSteps: 20 },
+  studentStep(1, 0.25),
+  { type: 'window', step: 5, window: { end_step: 5, mean: 0.4 } },
+  { type: 'evaluation', kind: 'gate', step: 10, evaluation: evaluation(10, 0.2, 0.9, true) },
+  { type: 'retirement', step: 10, triggerStep: 10, schedule: 'adaptive', teacherPerformance: 0.5 },
+  { type: 'checkpoint', name: 'student-000010', stage: 'student', step: 10, reason: 'periodic' },
+  studentStep(11, 0.5),
+  { type: 'warning', message: 'slow step' },
+  { type: 'done', summary: summary('completed', 10) },
+];

@@ -1,24 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { EMPTY_RUN_LOG, foldPosition, foldRunLog, LOG_LIMIT } from '../../../src/core/runLog/runLogFold';
 import type { TrainerEvent } from '../../../src/core/runLog/trainerEvent';
-import { evaluation, studentStep, summary } from '../../app/runFixtures';
+import { RUN_EVENTS, summary } from '../../app/runFixtures';
 
-const RUN: TrainerEvent[] = [
-  { type: 'stage', stage: 'sft', status: 'start', totalSteps: 2, detail: 'ActObs, λ_obs 1' },
-  { type: 'step', stage: 'sft', step: 1, totalSteps: 2, metrics: { step: 1, 'sft/loss': 3 } },
-  { type: 'step', stage: 'sft', step: 2, totalSteps: 2, metrics: { step: 2, 'sft/loss': 2 } },
-  { type: 'stage', stage: 'sft', status: 'end', totalSteps: 2 },
-  { type: 'stage', stage: 'teacher', status: 'skipped', totalSteps: 0 },
-  { type: 'stage', stage: 'student', status: 'start', totalSteps: 20 },
-  studentStep(1, 0.25),
-  { type: 'window', step: 5, window: { end_step: 5, mean: 0.4 } },
-  { type: 'evaluation', kind: 'gate', step: 10, evaluation: evaluation(10, 0.2, 0.9, true) },
-  { type: 'retirement', step: 10, triggerStep: 10, schedule: 'adaptive', teacherPerformance: 0.5 },
-  { type: 'checkpoint', name: 'student-000010', stage: 'student', step: 10, reason: 'periodic' },
-  studentStep(11, 0.5),
-  { type: 'warning', message: 'slow step' },
-  { type: 'done', summary: summary('completed', 10) },
-];
+const RUN = RUN_EVENTS;
 
 describe('the run log fold', () => {
   it('reads a whole run: position, metrics per stage, gate, retirement, checkpoint, summary and log', () => {
