@@ -3,7 +3,7 @@
 import { useEffect, useSyncExternalStore } from 'react';
 import { Overview } from './Overview';
 import { ReplayView } from './replay/ReplayView';
-import { startRunsOnce } from './runs/runsStoreInstance';
+import { startRunsOnce } from './runs/storedRuns';
 import { splitHash } from './runs/trainLink';
 import { trainForm } from './train/trainForm';
 import { TrainView } from './train/TrainView';

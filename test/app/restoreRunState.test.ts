@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { restoreRunState } from '../../src/app/runs/restoreRunState';
 import { isTrainedStage, type StoredEvent, type StoredMetrics } from '../../src/app/runs/runRecord';
-import { INITIAL_RUN_STATE, reduceRun } from '../../src/app/worker/runState';
+import { INITIAL_RUN_STATE, reduceRun } from '../../src/app/train/liveRunState';
 import { CONFIG, RUN_EVENTS, summary } from './runFixtures';
 import { freshRecord } from './runRecordFixtures';
 

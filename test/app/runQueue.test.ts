@@ -5,11 +5,12 @@ import { compareRuns, formatComparisonTable } from '../../src/core/experiment/co
 import { expandSweep } from '../../src/core/experiment/sweep';
 import { comparisonMarkdown } from '../../src/app/runs/comparison';
 import { MemoryRunRepository } from '../../src/app/runs/runRepository';
-import { RunRecorder } from '../../src/app/runs/runRecorder';
+import { RunRecorder } from '../../src/app/worker/runRecorder';
 import { createQueue, parseAxes, parseSeeds, queueProgress, runQueue } from '../../src/app/runs/runQueue';
-import { createRunsStore } from '../../src/app/runs/runsStore';
+import { createRunsStore } from '../../src/app/runs/storedRunsStore';
 import type { WorkerRequest, WorkerResponse } from '../../src/app/worker/protocol';
-import { createRunStore, type WorkerLike } from '../../src/app/worker/runStore';
+import { createRunStore } from '../../src/app/train/liveRunStore';
+import type { WorkerLike } from '../../src/app/worker/protocol';
 import type { TrainerEvent } from '../../src/engine/trainer/events';
 import { lookupPreset } from '../support/presets';
 import { summary } from './runFixtures';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { EventBatch } from '../../src/app/runs/eventBatch';
+import { EventBatch } from '../../src/app/worker/eventBatch';
 import { restoreRunState } from '../../src/app/runs/restoreRunState';
 import { isAfterCheckpoint, MemoryRunRepository } from '../../src/app/runs/runRepository';
-import { RunRecorder } from '../../src/app/runs/runRecorder';
+import { RunRecorder } from '../../src/app/worker/runRecorder';
 import type { TrainerEvent } from '../../src/engine/trainer/events';
 import { evaluation, studentStep, summary } from './runFixtures';
 import { freshRecord } from './runRecordFixtures';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { INITIAL_RUN_STATE, type RunState } from '../../src/app/worker/runState';
+import { INITIAL_RUN_STATE, type RunState } from '../../src/app/train/liveRunState';
 import { trainSeries } from '../../src/app/train/trainSeries';
 import { evaluation } from './runFixtures';
 

@@ -17,8 +17,8 @@ import {
   type WorkerRequest,
   type WorkerResponse,
 } from '../../src/app/worker/protocol';
-import { createRunStore, type RunStore } from '../../src/app/worker/runStore';
-import type { RunState } from '../../src/app/worker/runState';
+import { createRunStore, type RunStore } from '../../src/app/train/liveRunStore';
+import type { RunState } from '../../src/app/train/liveRunState';
 import {
   createInThreadWorker,
   createWorkerHandler,

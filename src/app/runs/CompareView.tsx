@@ -30,7 +30,7 @@ import {
 } from './comparison';
 import { saveText } from './download';
 import { TRAINED_STAGES, type RunRecord, type StoredMetrics, type TrainedStage } from './runRecord';
-import { runRepository, useRuns, runsStore } from './runsStoreInstance';
+import { runRepository, useRuns, runsStore } from './storedRuns';
 
 /** Tooltip numbers to 4 significant digits; a band as "low – high". */
 const tooltipValue = (v: unknown) => {

@@ -5,12 +5,12 @@ import { overrideLines } from '../overrideLines';
 import { useEffect, useMemo, useState } from 'react';
 import { useStore } from 'zustand';
 import { ConfigError } from '../../core/experiment/config';
-import { useRun } from '../train/runStoreInstance';
+import { useRun } from '../train/liveRun';
 import { usePresetCatalog } from '../train/usePresetCatalog';
 import { BACKEND_CHOICES, type BackendChoice } from '../../core/methodVocabulary';
-import { isActive } from '../worker/runState';
+import { isActive } from '../train/liveRunState';
 import { createQueue, parseAxes, parseSeeds, queueProgress, type RunQueue } from './runQueue';
-import { queueStore, runsStore } from './runsStoreInstance';
+import { queueStore, runsStore } from './storedRuns';
 
 const axesText = (axes: Record<string, unknown[]>) =>
   Object.entries(axes)

@@ -1,6 +1,6 @@
 // Import CLI run folders (or a sweep folder of them) into the runs table: choose a folder, or the files themselves
 // (config.json, metrics.jsonl, summary.json, …). Problems name the file and line.
-import { runRepository, runsStore } from './runsStoreInstance';
+import { runRepository, runsStore } from './storedRuns';
 import { importRunFolders, type DroppedFile } from './runFolderFiles';
 
 const WANTED = /(^|\/)(config\.json|summary\.json|comparison\.json|(metrics|sft|teacher|events)\.jsonl)$/;

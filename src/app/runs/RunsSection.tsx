@@ -4,7 +4,7 @@ import './runs.css';
 import { CompareView } from './CompareView';
 import { QueuePanel } from './QueuePanel';
 import { RunsTable } from './RunsTable';
-import { startRunsOnce } from './runsStoreInstance';
+import { startRunsOnce } from './storedRuns';
 
 export function RunsSection() {
   useEffect(() => startRunsOnce(), []);

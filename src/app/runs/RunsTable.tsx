@@ -2,13 +2,13 @@
 // final test success, trigger step, teacher forwards saved and wall time; sortable by any column, filterable by
 // text; tick runs to compare them; show, resume, export or delete each. Storage used is shown above it.
 import { useMemo, useState } from 'react';
-import { isActive } from '../worker/runState';
-import { useRun } from '../train/runStoreInstance';
+import { isActive } from '../train/liveRunState';
+import { useRun } from '../train/liveRun';
 import { pointLabel } from './comparison';
 import { saveBlob } from './download';
 import type { RunRecord } from './runRecord';
 import { runZip } from './runExportZip';
-import { runRepository, useRuns, runsStore } from './runsStoreInstance';
+import { runRepository, useRuns, runsStore } from './storedRuns';
 import { RunImport } from './RunImport';
 
 type Column =

@@ -3,7 +3,7 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { RunRepository } from './runRepository';
 import { runQueue, type RunQueue } from './runQueue';
-import type { RunsStore } from './runsStore';
+import type { RunsStore } from './storedRunsStore';
 
 export interface QueueState {
   queues: RunQueue[];

@@ -1,8 +1,8 @@
 // A stored run back into the Train view's RunState (charts, summary, log), e.g. after a reload or to resume it: its
 // stored events go through the same fold as a live run's (core/runLog/runLogFold.ts), so both read the same.
 import { foldRunLog } from '../../core/runLog/runLogFold';
-import type { RunStatus, RunState } from '../worker/runState';
-import { INITIAL_RUN_STATE } from '../worker/runState';
+import type { RunStatus, RunState } from '../train/liveRunState';
+import { INITIAL_RUN_STATE } from '../train/liveRunState';
 import type { RunRecord, StoredEvent, StoredMetrics } from './runRecord';
 
 const STATUS: Record<RunRecord['status'], RunStatus> = {

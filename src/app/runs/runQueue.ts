@@ -1,6 +1,6 @@
 // The run queue: a preset (sweep presets included) × axes × seeds, expanded and ordered by the core's sweep code
 // (expandSweep, runSweep: the same runs, labels, points and temperature matching as `npm run sweep`), each a stored
-// run in a training worker: one after another, or — given two lanes (runsStoreInstance.ts: where the machine has
+// run in a training worker: one after another, or — given two lanes (storedRuns.ts: where the machine has
 // ≥ 4 cores) and no temperature matching, whose arms depend on each other — two at a time, in queue order. The queue itself is stored after every change, so a reload
 // picks it up: finished runs are kept, an interrupted one resumes from its checkpoint, the rest start fresh.
 import { applyOverrides } from '../../core/experiment/config';
@@ -10,7 +10,7 @@ import { expandSweep, parseSweepSpec, runSweep, type SweepRun, type SweepSpec } 
 import type { BackendChoice } from '../worker/protocol';
 import { newRunId, type RunRecord } from './runRecord';
 import type { RunRepository, StoredQueue } from './runRepository';
-import type { RunsStore } from './runsStore';
+import type { RunsStore } from './storedRunsStore';
 
 export type QueueItemStatus = 'pending' | 'running' | 'completed' | 'stopped' | 'failed';
 

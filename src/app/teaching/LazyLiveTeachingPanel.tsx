@@ -1,7 +1,7 @@
 // The Train view's teaching panels (gate inspector, what-if, trajectory viewer), loaded once a run exists rather than
 // with the page.
 import { lazy, Suspense } from 'react';
-import { useRun } from '../train/runStoreInstance';
+import { useRun } from '../train/liveRun';
 
 const Panel = lazy(() => import('./LiveTeachingPanel').then((m) => ({ default: m.LiveTeachingPanel })));
 

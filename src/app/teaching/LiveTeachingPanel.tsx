@@ -4,12 +4,12 @@
 import { useDeferredValue, useMemo, useState } from 'react';
 import { useQueuedValue } from '../charts/redrawQueue';
 import { useThrottledValue } from '../charts/useThrottledValue';
-import { useRun } from '../train/runStoreInstance';
+import { useRun } from '../train/liveRun';
 import { GateInspector } from './GateInspector';
 import { inspectLiveRun } from './inspectionModel';
 import { WhatIfPanel } from './WhatIfPanel';
 import { TrajectoryViewer } from './TrajectoryViewer';
-import { isActive } from '../worker/runState';
+import { isActive } from '../train/liveRunState';
 
 export function LiveTeachingPanel() {
   const state = useRun((s) => s);

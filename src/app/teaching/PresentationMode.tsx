@@ -2,7 +2,7 @@
 // keyboard controls — P or Space pause/resume the run, S steps a paused run by one step, ←/→ move through the tour,
 // T opens or closes the tour, Esc leaves presentation mode. Keys are ignored while typing in a field.
 import { useCallback, useEffect, useState } from 'react';
-import { runStore } from '../train/runStoreInstance';
+import { runStore } from '../train/liveRun';
 import { TOUR } from './tour';
 import './teaching.css';
 

@@ -1,7 +1,7 @@
 // Play / pause / step for a class: "Step" lets a paused run do exactly one training step (and its validation when
 // due), then hold again — so a teacher can walk through a retirement decision one window at a time. It works through
 // the shared control flags (runControl.ts): the page must be cross-origin isolated, as the lab's servers are.
-import { useRun, runStore } from '../train/runStoreInstance';
+import { useRun, runStore } from '../train/liveRun';
 import './teaching.css';
 
 export function StepButton() {

@@ -7,7 +7,7 @@ import type { ReplayOptions, ReplayResult } from '../../core/replay/gateReplay';
 import type { LogSource } from '../../core/replay/logRecords';
 import { metricsJsonl, replaySettingsFor } from '../train/runExport';
 import { settingsToOptions } from '../replay/replayModel';
-import type { RunState } from '../worker/runState';
+import type { RunState } from '../train/liveRunState';
 
 /** The gate rule of a schedule written as text (core's own mapping; unparseable text only observes). */
 function ruleOfSchedule(schedule: string): GateRule {

@@ -3,12 +3,12 @@
 import { handToReplay } from '../replay/replayInbox';
 import { metricsJsonl, replaySettingsFor } from './runExport';
 import { useState } from 'react';
-import { runRepository } from '../runs/runsStoreInstance';
+import { runRepository } from '../runs/storedRuns';
 import { runZip } from '../runs/runExportZip';
 import { saveBlob } from '../runs/download';
 import { verlSnippet } from '../runs/verlSnippet';
-import { isActive } from '../worker/runState';
-import { runStore, useRun } from './runStoreInstance';
+import { isActive } from './liveRunState';
+import { runStore, useRun } from './liveRun';
 
 /** The run as the CLI's run folder (zip): config, every stage's metrics, events, summary, checkpoints. */
 async function downloadRunFolder(): Promise<void> {

@@ -1,7 +1,7 @@
 // The Train view's chart series from a RunState: gate quantities from the window/evaluation events, the rest from
 // the per-step metrics lines (keys as docs/METHODS.md names them), each downsampled for drawing.
 import { downsampleSeries, finitePoints, type SeriesPoint } from '../charts/downsampleSeries';
-import type { RunState } from '../worker/runState';
+import type { RunState } from './liveRunState';
 import type { MetricsLine } from '../../engine/trainer/events';
 
 export interface TrainSeries {

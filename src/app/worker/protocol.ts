@@ -88,3 +88,11 @@ export type RunControlState = 'paused' | 'running' | 'stopping';
 export function assertNever(value: never, what: string): never {
   throw new Error(`unhandled ${what}: ${JSON.stringify(value)}`);
 }
+
+/** What the page needs of a training worker (a real module Worker, the in-thread one, or a test's fake). */
+export interface WorkerLike {
+  postMessage(message: WorkerRequest): void;
+  onmessage: ((event: MessageEvent<WorkerResponse>) => void) | null;
+  onerror: ((event: ErrorEvent) => void) | null;
+  terminate(): void;
+}

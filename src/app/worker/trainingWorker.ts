@@ -19,7 +19,7 @@ const scope = self as unknown as WorkerScope;
 // wasm (its .wasm files served by the app: WASM_FILE_URLS) runs the threaded-SIMD build with one thread per logical
 // core where the page is cross-origin isolated (vite.config.ts keeps its pthread helpers working after
 // minification), the SIMD build elsewhere.
-// A queue's second lane names its worker `… threads=N` (runsStoreInstance.ts): two runs share the cores.
+// A queue's second lane names its worker `… threads=N` (src/app/runs/storedRuns.ts): two runs share the cores.
 const named = /threads=(\d+)/.exec((self as { name?: string }).name ?? '');
 const WASM_THREADS = named ? Math.max(1, Number(named[1])) : navigator.hardwareConcurrency || 1;
 

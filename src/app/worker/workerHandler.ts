@@ -14,9 +14,9 @@ import type { EnginePort, RolloutRequest } from '../../engine/trainer/enginePort
 import type { StageName, TrainerEvent } from '../../engine/trainer/events';
 import { Trainer } from '../../engine/trainer/trainer';
 import type { WeightRecord } from '../../engine/weights';
-import { EventBatch } from '../runs/eventBatch';
+import { EventBatch } from './eventBatch';
 import type { RunRepository } from '../runs/runRepository';
-import { openWorkerPersistence, type WorkerPersistence } from '../runs/workerPersistence';
+import { openWorkerPersistence, type WorkerPersistence } from './workerPersistence';
 import {
   assertNever,
   backendChain,
@@ -26,7 +26,7 @@ import {
   type WorkerResponse,
 } from './protocol';
 import { RunControl } from './runControl';
-import type { WorkerLike } from './runStore';
+import type { WorkerLike } from './protocol';
 
 /** What the handler needs of the trajectory viewer's probe host (src/app/teaching/probeHost.ts). */
 export interface RunProbe {
@@ -244,7 +244,7 @@ export function createWorkerHandler(post: (message: WorkerResponse) => void, dep
 
 /**
  * The in-thread mode: the same handler on the caller's own thread behind the Worker interface the run store takes
- * (runStore.ts WorkerLike): for Node (the store end to end without a browser) and wherever a module worker cannot
+ * (protocol.ts WorkerLike): for Node (the store end to end without a browser) and wherever a module worker cannot
  * start. Messages go either way a macrotask later, as a Worker's do (by reference: no structured clone); terminate()
  * stops a going run at its next step boundary and drops whatever it still posts.
  */

@@ -1,6 +1,7 @@
 // The page's one run store, backed by the real module worker (Vite bundles it from this `new URL`).
 import { useStore } from 'zustand';
-import { createRunStore, type WorkerLike } from '../worker/runStore';
+import type { WorkerLike } from '../worker/protocol';
+import { createRunStore } from './liveRunStore';
 import { trainingWorkerName } from '../worker/workerThreads';
 
 export const runStore = createRunStore(

@@ -1,4 +1,4 @@
-// The zustand store of the training run: the RunState (runState.ts) plus the actions that talk to the worker.
+// The zustand store of the training run: the RunState (liveRunState.ts) plus the actions that talk to the worker.
 // The worker is created per run and terminated when the run ends (tfjs variables are engine-global; a fresh worker
 // leaves nothing behind). `createWorker` is injectable so the store can be tested without a browser.
 import { createStore, type StoreApi } from 'zustand/vanilla';
@@ -10,18 +10,11 @@ import {
   CONTROL_STOP,
   toWireError,
   type BackendChoice,
+  type WorkerLike,
   type WorkerRequest,
   type WorkerResponse,
-} from './protocol';
-import { INITIAL_RUN_STATE, isActive, reduceRun, type RunState } from './runState';
-
-/** What the store needs of a Worker (a real one in the page, a fake in tests). */
-export interface WorkerLike {
-  postMessage(message: WorkerRequest): void;
-  onmessage: ((event: MessageEvent<WorkerResponse>) => void) | null;
-  onerror: ((event: ErrorEvent) => void) | null;
-  terminate(): void;
-}
+} from '../worker/protocol';
+import { INITIAL_RUN_STATE, isActive, reduceRun, type RunState } from './liveRunState';
 
 /** A persisted run: the stored run's id, and whether to continue it from its latest checkpoint. */
 export interface RunRecordLink {

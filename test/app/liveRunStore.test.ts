@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CONTROL_PAUSE, CONTROL_STOP, type WorkerRequest, type WorkerResponse } from '../../src/app/worker/protocol';
-import { createRunStore, type WorkerLike } from '../../src/app/worker/runStore';
+import { createRunStore } from '../../src/app/train/liveRunStore';
+import type { WorkerLike } from '../../src/app/worker/protocol';
 import { CONFIG, ev, studentStep, summary } from './runFixtures';
 
 /** A worker stand-in: records what the page posts; `reply` plays the worker's answers. */

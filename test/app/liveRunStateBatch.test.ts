@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { INITIAL_RUN_STATE, reduceRun, type RunState } from '../../src/app/worker/runState';
+import { INITIAL_RUN_STATE, reduceRun, type RunState } from '../../src/app/train/liveRunState';
 import { CONFIG, studentStep } from './runFixtures';
 
 const started = (): RunState =>

@@ -1,10 +1,16 @@
 // The state of one training run as the page sees it, and the pure reducer that folds the page's own requests and
-// the worker's responses into it. The zustand store (runStore.ts) only holds this state and calls the reducer.
+// the worker's responses into it. The zustand store (liveRunStore.ts) only holds this state and calls the reducer.
 import type { ExperimentConfig } from '../../core/experiment/config';
 import type { RunSummary } from '../../core/experiment/summary';
 import { appendLog, EMPTY_RUN_LOG, foldRunLog, type LogEntry, type RunLog } from '../../core/runLog/runLogFold';
 import type { BackendName } from '../../engine/backend';
-import { assertNever, type BackendChoice, type WireError, type WorkerRequest, type WorkerResponse } from './protocol';
+import {
+  assertNever,
+  type BackendChoice,
+  type WireError,
+  type WorkerRequest,
+  type WorkerResponse,
+} from '../worker/protocol';
 
 export { LOG_LIMIT, type LogEntry, type TrainedStage } from '../../core/runLog/runLogFold';
 

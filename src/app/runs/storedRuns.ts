@@ -1,14 +1,15 @@
 // The page's runs store and queue store: IndexedDB (the same database the training worker writes), or — where
 // IndexedDB cannot open (a private window that forbids it) — memory, with the reason shown.
 import { useStore } from 'zustand';
-import { runStore } from '../train/runStoreInstance';
+import { runStore } from '../train/liveRun';
 import { IdbRunRepository, storageEstimate } from './idbRunRepository';
 import { MemoryRunRepository, type RunRepository } from './runRepository';
 import { createQueueStore } from './queueStore';
 import type { RunQueue } from './runQueue';
-import { createRunStore, type WorkerLike } from '../worker/runStore';
+import type { WorkerLike } from '../worker/protocol';
+import { createRunStore } from '../train/liveRunStore';
 import { logicalCores, shareCores, trainingWorkerName } from '../worker/workerThreads';
-import { createRunsStore, type RunsActions, type RunsState, type RunsStore } from './runsStore';
+import { createRunsStore, type RunsActions, type RunsState, type RunsStore } from './storedRunsStore';
 
 let opened: Promise<RunRepository> | null = null;
 let fallbackReason: string | null = null;

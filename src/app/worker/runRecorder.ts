@@ -7,8 +7,8 @@ import type { RunSummary } from '../../core/experiment/summary';
 import type { BackendName } from '../../engine/backend';
 import { foldPosition } from '../../core/runLog/runLogFold';
 import type { TrainerEvent } from '../../engine/trainer/events';
-import { isTrainedStage, type RunRecord, type StoredEvent, type StoredMetrics } from './runRecord';
-import type { RunRepository } from './runRepository';
+import { isTrainedStage, type RunRecord, type StoredEvent, type StoredMetrics } from '../runs/runRecord';
+import type { RunRepository } from '../runs/runRepository';
 
 export interface RecorderOptions {
   /** longest wait (ms) between two writes while steps arrive */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { WorkerRequest, WorkerResponse } from '../../src/app/worker/protocol';
-import { INITIAL_RUN_STATE, LOG_LIMIT, reduceRun, type RunState } from '../../src/app/worker/runState';
+import { INITIAL_RUN_STATE, LOG_LIMIT, reduceRun, type RunState } from '../../src/app/train/liveRunState';
 import { CONFIG, ev, evaluation, studentStep, summary } from './runFixtures';
 
 const sent = (s: RunState, request: WorkerRequest) => reduceRun(s, { type: 'sent', request });

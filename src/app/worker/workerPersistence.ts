@@ -4,7 +4,7 @@
 import type { ExperimentConfig } from '../../core/experiment/config';
 import { decodeCheckpoint, type CheckpointContent, type CheckpointStorage } from '../../engine/trainer/checkpoint';
 import { parseTrainerState, type TrainerState } from '../../engine/trainer/trainerState';
-import type { RunRepository } from './runRepository';
+import type { RunRepository } from '../runs/runRepository';
 import { RunRecorder } from './runRecorder';
 
 export interface WorkerPersistence {
