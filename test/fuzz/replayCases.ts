@@ -141,6 +141,16 @@ function variations(): FuzzCase[] {
   each('compact on one line', (t, _n, base) =>
     base === 'trl' ? JSON.stringify(JSON.parse(t.replace(/NaN/g, 'null'))) : null,
   );
+  // Larger than the 64 kB head the format is detected from, so every parser reads it in many uneven chunks: rows,
+  // quoted cells and trainer_state.json entries cut anywhere.
+  each('padded past the 64 kB head (read in chunks)', (t, _n, base) => {
+    if (base === 'trl')
+      return t.replace('{', `{\n  "notes": "\\"log_history\\": [ not the key ${'n'.repeat(100_000)}",`);
+    if (base === 'tensorboard') {
+      return unlines(lines(t).map((l, i) => `${l},${i === 0 ? 'note' : `"${'x'.repeat(3000)}\n""q"", ${i}"`}`));
+    }
+    return unlines(lines(t).map((l) => l.replace(/^(\s*)\{/, `$1{"pad":"${'p'.repeat(5000)}",`)));
+  });
   // The joined pair in the other order.
   out.push({
     name: 'tensorboard: files given in the other order',
