@@ -1,5 +1,5 @@
 // The shared entry point of the CLIs (experiment, sweep, env): exit codes and how errors reach the user.
-// 0 done; 1 a run failed (reported by main itself) or a defect; 2 a user error; 130 interrupted.
+// 0 done; 1 a run failed (reported by main itself) or a defect; 2 a user error; 130 interrupted (143: by SIGTERM).
 // Errors are told apart by class (core/errors.ts), never by their wording: a UserError (config, preset, log,
 // checkpoint, run folder, backend, file system, usage) prints as ONE line `command: message` and exits 2; anything
 // else is a defect in RetireLab and prints a line saying so, then the stack, and exits 1.

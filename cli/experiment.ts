@@ -57,7 +57,7 @@ export function formatKeyTable(rows: readonly ConfigKeyInfo[]): string {
 }
 
 /**
- * The command, in-process: returns the exit code (0 completed, 1 run failed or defect, 2 user error, 130
+ * The command, in-process: returns the exit code (0 completed, 1 run failed or defect, 2 user error, 130 or 143
  * interrupted); user errors are reported to `io` as one line. The script entry below runs it on process.argv.
  */
 export function main(argv: string[], io: CliIo = processIo): Promise<number> {

@@ -38,7 +38,8 @@ one {"type":"evaluation",…} per evaluated window, then one {"type":"summary",�
 Formats: jsonl {"step","gap","val"} or the lab's metrics.jsonl (opd/teacher_student_gap_mean, val/success_rate);
 verl file logger {"step","data":{…}} (skillsd/teacher_student_gap_mean, val/success_rate); CSV with a step column
 (several files are joined on the step; a TensorBoard export "Wall time,Step,Value" is named after its file, e.g.
-run-x-tag-val_success_rate.csv); TRL trainer_state.json (log_history).`;
+run-x-tag-val_success_rate.csv); TRL trainer_state.json (log_history). One format per file.
+Keys match when equal after Unicode NFC, "/" ≡ "_" and lower case; nothing else is equated.`;
 
 const FLAG_OF_FIELD: Record<GateConfigField, string> = {
   opd_coef: '--opd-coef',

@@ -2,7 +2,6 @@
 // the invariants the gate's own output always satisfies (so a hand-edited state whose manifest was recomputed is
 // refused instead of being resumed into an impossible run).
 import { z } from 'zod';
-import type { GateState } from './retirementGate';
 
 const finite = z.number();
 const finiteOrNull = finite.nullable();
@@ -36,13 +35,25 @@ export const gateStateSchema = z.strictObject({
   }),
 });
 
+/** The fields of a gate state (GateState in retirementGate.ts) the invariants read. */
+interface GateStateFields {
+  readonly rule: string;
+  readonly config: { readonly window_size: number; readonly opd_coef: number };
+  readonly opd_coef: number;
+  readonly pending_k_values: readonly number[];
+  readonly completed_windows: readonly { readonly end_step: number }[];
+  readonly num_evaluated_windows: number;
+  readonly retired: boolean;
+  readonly trigger_step: number | null;
+}
+
 /**
  * What is impossible in a well-shaped gate state, in words, or null. A window holds W gaps of distinct steps ≥ 1, so
  * window j (1-based) ends at step ≥ j·W, later than window j − 1; the gate retires only at a validation that
  * evaluates its second window or a later one (P needs the previous window), so a trigger step lies at or after the
  * end of the second window (≥ 2W); retired ⇔ a trigger step; a retired gate's λ is 0, an active one's the config's.
  */
-export function gateStateProblem(s: GateState): string | null {
+export function gateStateProblem(s: GateStateFields): string | null {
   const w = s.config.window_size;
   if (s.num_evaluated_windows > s.completed_windows.length) {
     return `${s.num_evaluated_windows} windows evaluated but only ${s.completed_windows.length} completed`;

@@ -50,7 +50,7 @@ describe('the Train link', () => {
       ]);
     }
     expect(parseTrainLink('seed=4294967296', PRESETS).errors).toEqual([
-      'seed: expected an integer ≤ 4294967295, got "4294967296"',
+      'seed: 4294967296 is above the limit (allowed: 0 … 4294967295)',
     ]);
   });
 

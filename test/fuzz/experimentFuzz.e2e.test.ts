@@ -200,6 +200,18 @@ describe('experiment config and flags', () => {
     ['--set', 'student.schedule=fixed:0'],
     ['--set', 'teacher.checkpoint=teachers/nowhere'],
     ['--set', 'teacher.checkpoint=/proc/self'],
+    // a file named by a URL, a protocol-relative host or a scheme: refused naming the key, nothing fetched
+    ['--set', 'teacher.checkpoint=http://OTHER-HOST/teachers/shell'],
+    ['--set', 'teacher.checkpoint=//OTHER-HOST/teachers/shell'],
+    ['--set', 'teacher.checkpoint=javascript:alert(1)'],
+    ['--set', 'teacher.checkpoint=data:application/json,{}'],
+    ['--set', 'teacher.checkpoint=java\tscript:alert(1)'],
+    // seeds only in decimal digits; integers a number cannot hold exactly, quoted as typed
+    ['--seed', '0x10'],
+    ['--seed=-0'],
+    ['--set', 'seed=0x10'],
+    ['--set', 'env.seed=-0'],
+    ['--set', 'student.steps=9007199254740993'],
     ['--set', 'noequals'],
     ['--set', '=1'],
     ['--preset', 'smok'],
@@ -331,8 +343,8 @@ function editModelJson(dir: string, edit: (m: { weightsManifest: { weights: { na
   writeFileSync(path, JSON.stringify(m));
 }
 
-function editState(dir: string, edit: (s: Record<string, unknown>) => void): void {
-  const path = file(dir, 'state.json');
+function editState(dir: string, edit: (s: Record<string, unknown>) => void, name = LAST): void {
+  const path = file(dir, 'state.json', name);
   const s = JSON.parse(readFileSync(path, 'utf8'));
   edit(s);
   writeFileSync(path, JSON.stringify(s));
@@ -490,6 +502,43 @@ const REFUSED: Record<string, Damage> = {
   'LATEST is a path': (d) => writeFileSync(join(d, 'checkpoints', 'LATEST'), '../../etc'),
   'LATEST is binary': (d) => writeFileSync(join(d, 'checkpoints', 'LATEST'), Buffer.from([0, 255, 10, 7])),
   'LATEST deleted, checkpoints remain': (d) => rmSync(join(d, 'checkpoints', 'LATEST')),
+  // state.json edited by hand, manifest recomputed: the state checked against its config and itself
+  'state.json S_T 1e9, resealed': (d) => {
+    editState(d, (s) => (s.teacherPerformance = 1e9));
+    reseal(d);
+  },
+  'state.json schedule name contradicts the config, resealed': (d) => {
+    editState(d, (s) => ((s.schedule as { schedule: string }).schedule = 'never'));
+    reseal(d);
+  },
+  'state.json fractional last_step, resealed': (d) => {
+    editState(d, (s) => ((s.schedule as { last_step: number }).last_step = 9.5));
+    reseal(d);
+  },
+  'state.json gate window size contradicts the config, resealed': (d) => {
+    editState(d, (s) => ((s.schedule as { gate: { config: { window_size: number } } }).gate.config.window_size = 3));
+    reseal(d);
+  },
+  'state.json gate forged to retire at step 3 (W = 5), resealed': (d) => {
+    editState(d, (s) => ((s.schedule as { gate: { trigger_step: number } }).gate.trigger_step = 3));
+    reseal(d);
+  },
+  'state.json gate of step 8 forged retired at step 3, resealed': (d) => {
+    writeFileSync(join(d, 'checkpoints', 'LATEST'), EARLIER);
+    editState(
+      d,
+      (s) => Object.assign((s.schedule as { gate: object }).gate, { retired: true, trigger_step: 3, opd_coef: 0 }),
+      EARLIER,
+    );
+    reseal(d, EARLIER);
+  },
+  // the run's logs must hold every step the checkpoint has done
+  'metrics.jsonl deleted': (d) => rmSync(join(d, 'metrics.jsonl')),
+  'metrics.jsonl without its first steps': (d) => {
+    const lines = readFileSync(join(d, 'metrics.jsonl'), 'utf8').split('\n');
+    writeFileSync(join(d, 'metrics.jsonl'), lines.slice(3).join('\n'));
+  },
+  'sft.jsonl deleted': (d) => rmSync(join(d, 'sft.jsonl')),
   'config.json changed': (d) => {
     const c = JSON.parse(readFileSync(join(d, 'config.json'), 'utf8'));
     c.student.lambdaOpd = 0.25;
@@ -570,6 +619,10 @@ describe('run folders and the disk', () => {
       expectRefusal(o, 'experiment', `--out ${out}`);
       count('read-only / full disk / broken presets', true);
     }
+    const blank = await call(experimentMain, ['--preset', 'smoke', ...tinySets, '--no-progress', '--out', '']);
+    expectRefusal(blank, 'experiment', '--out ""');
+    expect(blank.stderr).toBe('experiment: --out: expected a folder path, got an empty string\n');
+    count('read-only / full disk / broken presets', true);
     // the non-empty folder's own log is untouched
     expect(readFileSync(join(notEmpty, 'metrics.jsonl'), 'utf8')).toBe('{"step": 1}\n');
     const empty = fresh();

@@ -141,6 +141,16 @@ function variations(): FuzzCase[] {
   each('compact on one line', (t, _n, base) =>
     base === 'trl' ? JSON.stringify(JSON.parse(t.replace(/NaN/g, 'null'))) : null,
   );
+  // Larger than the 64 kB head the format is detected from, so every parser reads it in many uneven chunks: rows,
+  // quoted cells and trainer_state.json entries cut anywhere.
+  each('padded past the 64 kB head (read in chunks)', (t, _n, base) => {
+    if (base === 'trl')
+      return t.replace('{', `{\n  "notes": "\\"log_history\\": [ not the key ${'n'.repeat(100_000)}",`);
+    if (base === 'tensorboard') {
+      return unlines(lines(t).map((l, i) => `${l},${i === 0 ? 'note' : `"${'x'.repeat(3000)}\n""q"", ${i}"`}`));
+    }
+    return unlines(lines(t).map((l) => l.replace(/^(\s*)\{/, `$1{"pad":"${'p'.repeat(5000)}",`)));
+  });
   // The joined pair in the other order.
   out.push({
     name: 'tensorboard: files given in the other order',
@@ -442,6 +452,94 @@ function wholeFiles(r: ReturnType<typeof rngOf>): FuzzCase[] {
   return cases;
 }
 
+/**
+ * Failures found by hostile testing, kept fixed: keys matched by dropping characters, a file that switches format
+ * half-way, a NaN gap after retirement (a placeholder the gate never reads), an integer a number cannot hold.
+ */
+function trustCases(): FuzzCase[] {
+  const cases: FuzzCase[] = [];
+  const simple = BASES.simple.files[0][1];
+  const renamed = (gap: string, val: string) =>
+    simple.replace(/"gap":/g, `${JSON.stringify(gap)}:`).replace(/"val":/g, `${JSON.stringify(val)}:`);
+  const add = (name: string, base: BaseName, text: string, args: readonly string[], expect: Expectation) =>
+    cases.push({ name, base, files: [[BASES[base].files[0][0], text]], args, expect });
+  const file = BASES.simple.files[0][0];
+  // An absent key in another script matched the present one when non-ASCII characters were dropped.
+  add(
+    'keys: an absent Chinese --val-key',
+    'simple',
+    renamed('差距', '准确率'),
+    [...BASES.simple.args, ...['--gap-key', '差距', '--val-key', '成功率']],
+    { kind: 'refuse', file, line: 1 },
+  );
+  add(
+    'keys: an absent Russian --gap-key',
+    'simple',
+    renamed('разрыв', 'точность'),
+    [...BASES.simple.args, ...['--gap-key', 'ошибка', '--val-key', 'точность']],
+    { kind: 'refuse', file, line: 1 },
+  );
+  add('keys: "-" is not "_"', 'simple', renamed('my-gap', 'val'), [...BASES.simple.args, '--gap-key', 'my_gap'], {
+    kind: 'refuse',
+    file,
+    line: 1,
+  });
+  // …and present keys still match after NFC, "/" ≡ "_" and case folding.
+  add(
+    'keys: upper case, "/" for "_" and a decomposed accent',
+    'simple',
+    renamed('Écart/Moyen', 'ТОЧНОСТЬ'),
+    [...BASES.simple.args, ...['--gap-key', 'e\u0301cart_moyen', '--val-key', 'точность']],
+    { kind: 'reference' },
+  );
+  // One format per file: a flat first line, then verl lines (or the reverse), refused at the first line that switches.
+  const verl = lines(BASES.verl.files[0][1]);
+  const flatFirst = verl.map((l, i) =>
+    i === 0 ? l.replace(/^\{"step":(\d+),"data":\{(.*)\}\}$/, '{"step":$1,$2}') : l,
+  );
+  add('formats: a flat first line, then verl lines', 'verl', unlines(flatFirst), BASES.verl.args, {
+    kind: 'refuse',
+    file: BASES.verl.files[0][0],
+    line: 2,
+  });
+  const simpleRows = lines(simple);
+  const switched = simpleRows.map((l, i) =>
+    i === 10 ? l.replace(/^\{"step":(\d+),(.*)\}$/, '{"step":$1,"data":{$2}}') : l,
+  );
+  add('formats: a verl line among flat ones', 'simple', unlines(switched), BASES.simple.args, {
+    kind: 'refuse',
+    file,
+    line: 11,
+  });
+  // A NaN gap after retirement is a placeholder: after the replay's own (verl retires at 35), and after the
+  // logged run's (the lab's log marks its skipped teacher forwards from step 36).
+  const nanAfter = verl.map((l) =>
+    /^\{"step":(3[6-9]|[45]\d),/.test(l) ? l.replace(/("skillsd\/teacher_student_gap_mean":)-?[\d.e-]+/, '$1NaN') : l,
+  );
+  add('placeholders: NaN gaps after the replay retired', 'verl', unlines(nanAfter), BASES.verl.args, {
+    kind: 'reference',
+  });
+  const lab = lines(BASES.lab.files[0][1]).map((l) =>
+    /"retire_opd\/teacher_forward_skipped":[1-9]/.test(l)
+      ? l.replace(/^\{/, '{"opd/teacher_student_gap_mean":NaN,')
+      : l,
+  );
+  add('placeholders: NaN gaps where the logged run had retired', 'lab', unlines(lab), BASES.lab.args, {
+    kind: 'reference',
+  });
+  add(
+    'arguments: --window 9007199254740993',
+    'simple',
+    simple,
+    [...BASES.simple.args, '--window', '9007199254740993'],
+    {
+      kind: 'refuse',
+      file: '--window',
+    },
+  );
+  return cases;
+}
+
 /** Every case for a seed: harmless variations first, then damaged inputs of each format. */
 export function replayFuzzCases(seed: number, perBreaker = 3): FuzzCase[] {
   const r = rngOf(seed);
@@ -493,5 +591,6 @@ export function replayFuzzCases(seed: number, perBreaker = 3): FuzzCase[] {
     }
   }
   cases.push(...wholeFiles(r));
+  cases.push(...trustCases());
   return cases;
 }

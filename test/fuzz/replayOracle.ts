@@ -5,11 +5,8 @@
 import Papa from 'papaparse';
 import { LambdaSchedule } from '../../src/core/lambdaSchedule';
 
-const normalise = (key: string) =>
-  key
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '_')
-    .replace(/^_+|_+$/g, '');
+/** Keys equal after NFC, "/" ≡ "_" and lower case (README, "Formats"); nothing else is equated. */
+const normalise = (key: string) => key.normalize('NFC').split('/').join('_').toLowerCase();
 
 interface Row {
   step: number;

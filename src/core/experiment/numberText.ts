@@ -30,6 +30,7 @@ export function parseSeed(text: string): { value: number } | { error: string } {
   const shown = JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text);
   if (!/^\d+$/.test(text)) return { error: `expected an integer ≥ 0 in decimal digits, got ${shown}` };
   const value = Number(text);
-  if (value > MAX_SEED) return { error: `expected an integer ≤ ${MAX_SEED}, got ${shown}` };
+  // worded as the config's own limit check words it (config.ts CONFIG_LIMITS)
+  if (value > MAX_SEED) return { error: `${text} is above the limit (allowed: 0 … ${MAX_SEED})` };
   return { value };
 }

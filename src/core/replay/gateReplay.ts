@@ -3,7 +3,7 @@
 // trainer would (a step's gap before its validation). Pure: the caller reads the files and prints the lines.
 // Files may be given whole (replayGate) or as streams of text chunks (replayGateStream): either way only the
 // columns the gate can use are kept, a few bytes per step (see RecordStore), so a log of any size fits in memory.
-// (~370 lines on purpose: the whole-file and the streaming replay share one join-and-drive loop, kept together.)
+// (~400 lines on purpose: the whole-file, streaming and push replays share one join-and-drive loop, kept together.)
 import type { GateConfigInput } from '../gateConfig';
 import { LambdaSchedule } from '../lambdaSchedule';
 import { GATED_SCHEDULE_KINDS, type GatedScheduleKind } from '../methodVocabulary';
@@ -56,11 +56,20 @@ interface Series {
   readonly values: Float64Array;
 }
 
+/** One file of an incremental replay: push its chunks in order (text, or UTF-8 bytes as File.stream() gives), then
+ *  end() it. */
+export interface ReplayFileSink {
+  push(chunk: string | Uint8Array): void;
+  end(): void;
+}
+
 /**
- * Reads any number of files (whole or in chunks) into a RecordStore, then replays. The gate config is checked on
- * construction, so a bad number is reported before any file is read.
+ * The incremental replay the CLI and the tab share: open each file in turn, push its chunks, end it, then finish()
+ * joins the files and replays. Reads any number of files (whole or in chunks) into a RecordStore, so memory holds
+ * a chunk and the gate's columns. The gate config is checked on construction, so a bad number is reported before
+ * any file is read. Throws ReplayInputError (FILE:LINE) on bad input, from push, end or finish.
  */
-class ReplayRun {
+export class GateReplayReader {
   private readonly schedule: LambdaSchedule;
   private readonly scheduleName: ReplaySchedule;
   private readonly store: RecordStore;
@@ -76,16 +85,22 @@ class ReplayRun {
   }
 
   /** Start reading a file: push its chunks in order, then end() it, before opening the next. */
-  openFile(name: string): { push(chunk: string): void; end(): void } {
+  openFile(name: string): ReplayFileSink {
     this.store.addFile(name);
     const reader = new LogReader(
       name,
       (raw) => this.store.add(raw.line, raw.step, raw.values, raw.skip),
       this.options.format,
     );
+    // Bytes are decoded as Node's file streams decode: a byte-order mark kept (LogReader drops it), bad bytes U+FFFD.
+    let decoder: TextDecoder | undefined;
     return {
-      push: (chunk) => reader.push(chunk),
+      push: (chunk) => {
+        if (typeof chunk === 'string') reader.push(chunk);
+        else reader.push((decoder ??= new TextDecoder('utf-8', { ignoreBOM: true })).decode(chunk, { stream: true }));
+      },
       end: () => {
+        if (decoder !== undefined) reader.push(decoder.decode());
         reader.end();
         this.formats.push(reader.format ?? 'jsonl');
       },
@@ -360,7 +375,7 @@ const nullIfNaN = (x: number) => (Number.isFinite(x) ? x : null);
 /** Read, join and replay whole texts. Throws ReplayInputError (FILE:LINE) on bad input, GateConfigError on a bad
  *  config (checked first). */
 export function replayGate(sources: readonly LogSource[], options: ReplayOptions): ReplayResult {
-  const run = new ReplayRun(options);
+  const run = new GateReplayReader(options);
   if (sources.length === 0) throw new Error('no log files given');
   for (const source of sources) {
     const file = run.openFile(source.name);
@@ -372,7 +387,7 @@ export function replayGate(sources: readonly LogSource[], options: ReplayOptions
 
 /** The same over streams of text chunks (the CLI's file streams, a page's File.stream()): bounded memory. */
 export async function replayGateStream(sources: readonly LogStream[], options: ReplayOptions): Promise<ReplayResult> {
-  const run = new ReplayRun(options);
+  const run = new GateReplayReader(options);
   if (sources.length === 0) throw new Error('no log files given');
   for (const source of sources) {
     const file = run.openFile(source.name);

@@ -1,19 +1,17 @@
 // Reading one log file as its text arrives in chunks: drop a UTF-8 byte-order mark, refuse binary files, detect the
-// format from the file's head, then hand the chunks to that format's parser. JSON-lines logs (verl, the lab's
-// metrics.jsonl) are parsed line by line as they stream; a CSV or trainer_state.json is one document and is
-// collected first (up to MAX_DOCUMENT_CHARS) — those exports are small.
+// format from the file's head, then hand the chunks to that format's parser. Every format is parsed as it streams:
+// JSON lines line by line, a CSV row by row, a trainer_state.json entry by entry, so memory holds a chunk and a
+// partial record, whatever the file's size.
 import { type LogFormat, type RecordSink, ReplayInputError } from './logRecords';
 import { JsonLinesParser, verlObject } from './parseJsonLines';
-import { readCsv } from './parseCsv';
-import { readTrainerState } from './parseTrainerState';
+import { CsvParser } from './parseCsv';
+import { TrainerStateParser } from './parseTrainerState';
 import { parsePythonJson } from './pythonJson';
 
 /** How much of a file's start decides its format (more only while the first line is not complete). */
 const HEAD_CHARS = 64 * 1024;
 /** The largest head kept while waiting for the end of the first line. */
 const MAX_HEAD_CHARS = 1024 * 1024;
-/** The largest CSV or trainer_state.json read (they are parsed whole; a JS string holds at most ~512 M chars). */
-const MAX_DOCUMENT_CHARS = 256 * 1024 * 1024;
 
 /** The format a file's head shows: trainer_state.json, verl file logger, flat JSON lines, else CSV. */
 export function detectFormatOfHead(head: string, complete: boolean): LogFormat {
@@ -44,31 +42,6 @@ export function detectFormatOfHead(head: string, complete: boolean): LogFormat {
 interface Parser {
   push(chunk: string): void;
   end(): void;
-}
-
-/** Collects a whole document, then parses it. */
-class DocumentParser implements Parser {
-  private readonly chunks: string[] = [];
-  private chars = 0;
-  constructor(
-    private readonly file: string,
-    private readonly parse: (text: string) => void,
-  ) {}
-  push(chunk: string): void {
-    this.chars += chunk.length;
-    if (this.chars > MAX_DOCUMENT_CHARS) {
-      throw new ReplayInputError(
-        this.file,
-        0,
-        `larger than ${MAX_DOCUMENT_CHARS / (1024 * 1024)} MB: too large for a CSV or trainer_state.json ` +
-          '(export fewer columns, or log as JSON lines)',
-      );
-    }
-    this.chunks.push(chunk);
-  }
-  end(): void {
-    this.parse(this.chunks.join(''));
-  }
 }
 
 /** One file being read: push its text chunks in order, then end(). Rows go to the sink as they are parsed. */
@@ -137,10 +110,10 @@ export class LogReader {
         this.parser = new JsonLinesParser(this.file, format, this.sink);
         break;
       case 'csv':
-        this.parser = new DocumentParser(this.file, (text) => readCsv(this.file, text, this.sink));
+        this.parser = new CsvParser(this.file, this.sink);
         break;
       case 'trl':
-        this.parser = new DocumentParser(this.file, (text) => readTrainerState(this.file, text, this.sink));
+        this.parser = new TrainerStateParser(this.file, this.sink);
         break;
     }
     this.parser.push(head);

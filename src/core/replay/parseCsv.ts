@@ -4,7 +4,8 @@
 //                   run-ppo-tag-val_success_rate.csv holds "val_success_rate" — keys match with / ≡ _, see metricKey.ts)
 //   - W&B:          Step,"run - val/success_rate","run - val/success_rate__MIN",…   (__MIN/__MAX dropped)
 // Several files are joined on the step by the caller. Line numbers are the file's own lines, also after quoted cells
-// that span several lines (papaparse's cursor gives where each row starts).
+// that span several lines (papaparse's cursor gives where each row starts). Read incrementally (CsvParser): memory
+// holds a chunk and a partial row, so a 200 MB W&B export streams like a JSON-lines log.
 import Papa from 'papaparse';
 import { checkStep, type RecordSink, ReplayInputError, StepOrder } from './logRecords';
 import { quoteInput } from './quoteInput';
@@ -46,8 +47,10 @@ function metricKey(file: string, header: string, singleMetric: boolean): string 
 /** Counts line breaks (\n, \r\n, lone \r) as the text is walked forward, to turn offsets into 1-based lines. */
 class LineCounter {
   private offset = 0;
-  private line = 1;
-  constructor(private readonly text: string) {}
+  constructor(
+    private readonly text: string,
+    private line: number,
+  ) {}
   /** Line of `offset` (offsets must not go back). */
   at(offset: number): number {
     const text = this.text;
@@ -62,25 +65,99 @@ class LineCounter {
 
 const isBlank = (row: readonly string[]) => row.every((cell) => cell.trim() === '');
 
-/** Parse a whole CSV text, handing each data row to the sink (in file order). */
-export function readCsv(file: string, text: string, sink: RecordSink): void {
-  const lines = new LineCounter(text);
-  const order = new StepOrder(file);
-  let rowStart = 0;
-  let header: { line: number; fields: string[]; keys: (string | null)[]; stepColumn: number } | undefined;
-  let rows = 0;
+/** The longest run of text without a row end outside quotes (a row is a few kB; more is an unterminated quote). */
+const MAX_ROW_CHARS = 16 * 1024 * 1024;
 
-  const onRow = (row: string[], errors: Papa.ParseError[], cursor: number) => {
-    const line = lines.at(rowStart);
-    rowStart = cursor;
+/**
+ * An incremental CSV reader: push text chunks, then end(); each data row goes to the sink as soon as its row end
+ * has arrived. The text is cut after the last line break outside quotes (a "…" cell may span lines; "" inside one
+ * keeps the quote count even) and each cut piece is parsed by papaparse, so memory holds one chunk and one partial
+ * row, whatever the file's size.
+ */
+export class CsvParser {
+  private readonly order: StepOrder;
+  /** Text not parsed yet: a partial row (or rows inside an open quote). */
+  private rest = '';
+  /** How far `rest` has been scanned, and whether that point is inside quotes. */
+  private scanned = 0;
+  private quoted = false;
+  /** The file's line break, from its first row end outside quotes (papaparse is told it, for every piece). */
+  private newline: '\n' | '\r\n' | '\r' | undefined;
+  /** 1-based line at which `rest` starts. */
+  private line = 1;
+  private header: { line: number; fields: string[]; keys: (string | null)[]; stepColumn: number } | undefined;
+  private rows = 0;
+
+  constructor(
+    private readonly file: string,
+    private readonly sink: RecordSink,
+  ) {
+    this.order = new StepOrder(file);
+  }
+
+  push(chunk: string): void {
+    this.rest += chunk;
+    const text = this.rest;
+    let cut = -1;
+    let i = this.scanned;
+    for (; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 34) this.quoted = !this.quoted;
+      else if (!this.quoted && (c === 10 || c === 13)) {
+        if (c === 13 && i === text.length - 1) break; // maybe half of \r\n: wait for the next chunk
+        const crlf = c === 13 && text.charCodeAt(i + 1) === 10;
+        this.newline ??= crlf ? '\r\n' : c === 13 ? '\r' : '\n';
+        if (crlf) i += 1;
+        cut = i + 1;
+      }
+    }
+    this.scanned = i;
+    if (cut > 0) {
+      this.parsePiece(text.slice(0, cut));
+      this.rest = text.slice(cut);
+      this.scanned -= cut;
+    } else if (this.rest.length > MAX_ROW_CHARS) {
+      throw new ReplayInputError(
+        this.file,
+        this.line,
+        `a row longer than ${MAX_ROW_CHARS / (1024 * 1024)} MB (an unterminated quote?)`,
+      );
+    }
+  }
+
+  end(): void {
+    if (this.rest !== '') this.parsePiece(this.rest);
+    this.rest = '';
+    if (this.header === undefined) throw new ReplayInputError(this.file, 1, 'empty file');
+    if (this.rows === 0) throw new ReplayInputError(this.file, this.header.line, 'no data rows after the header');
+  }
+
+  /** Parse whole rows (the text ends at a row end, or is the file's last text). */
+  private parsePiece(piece: string): void {
+    const lines = new LineCounter(piece, this.line);
+    let rowStart = 0;
+    Papa.parse<string[]>(piece, {
+      skipEmptyLines: false,
+      ...(this.newline === undefined ? {} : { newline: this.newline }),
+      step: (results) => {
+        const line = lines.at(rowStart);
+        rowStart = results.meta.cursor;
+        this.onRow(results.data, results.errors, line);
+      },
+    });
+    this.line = lines.at(piece.length);
+  }
+
+  private onRow(row: string[], errors: Papa.ParseError[], line: number): void {
+    const file = this.file;
     const quoteError = errors.find((e) => e.type === 'Quotes');
     if (quoteError !== undefined) throw new ReplayInputError(file, line, `CSV: ${quoteError.message}`);
     if (isBlank(row)) return;
-    if (header === undefined) {
-      header = readHeader(file, line, row);
+    if (this.header === undefined) {
+      this.header = readHeader(file, line, row);
       return;
     }
-    const { fields, keys, stepColumn } = header;
+    const { fields, keys, stepColumn } = this.header;
     if (row.length !== fields.length) {
       throw new ReplayInputError(file, line, `expected ${fields.length} fields as in the header, got ${row.length}`);
     }
@@ -92,17 +169,17 @@ export function readCsv(file: string, text: string, sink: RecordSink): void {
       }
     });
     const step = checkStep(file, line, row[stepColumn]);
-    order.check(line, step);
-    rows += 1;
-    sink({ line, step, values });
-  };
+    this.order.check(line, step);
+    this.rows += 1;
+    this.sink({ line, step, values });
+  }
+}
 
-  Papa.parse<string[]>(text, {
-    skipEmptyLines: false,
-    step: (results) => onRow(results.data, results.errors, results.meta.cursor),
-  });
-  if (header === undefined) throw new ReplayInputError(file, 1, 'empty file');
-  if (rows === 0) throw new ReplayInputError(file, header.line, 'no data rows after the header');
+/** Parse a whole CSV text, handing each data row to the sink (in file order). */
+export function readCsv(file: string, text: string, sink: RecordSink): void {
+  const parser = new CsvParser(file, sink);
+  parser.push(text);
+  parser.end();
 }
 
 function readHeader(file: string, line: number, row: string[]) {

@@ -38,6 +38,6 @@ describe('parseSeed', () => {
         error: `expected an integer ≥ 0 in decimal digits, got ${JSON.stringify(text)}`,
       });
     }
-    expect(parseSeed('4294967296')).toEqual({ error: 'expected an integer ≤ 4294967295, got "4294967296"' });
+    expect(parseSeed('4294967296')).toEqual({ error: '4294967296 is above the limit (allowed: 0 … 4294967295)' });
   });
 });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { replayGate, replayGateStream, replayLines, replayTextBlocks } from '../../../src/core/replay/gateReplay';
+import {
+  GateReplayReader,
+  replayGate,
+  replayGateStream,
+  replayLines,
+  replayTextBlocks,
+} from '../../../src/core/replay/gateReplay';
 import { ReplayInputError } from '../../../src/core/replay/logRecords';
 
 const gate = { teacher_performance: 0.8, window_size: 2 };
@@ -318,5 +324,37 @@ describe('replayGate: keys, formats and placeholders', () => {
     expect(errorOf(() => replayGate([{ name: 'a.jsonl', text: before }], { gate }))).toBe(
       'a.jsonl:2: step 2: gap "gap" is not finite: NaN',
     );
+  });
+});
+
+describe('GateReplayReader (the push API the CLI and the tab share)', () => {
+  it('replays UTF-8 bytes pushed in any pieces, multi-byte characters and a BOM split, as the text replays', () => {
+    const text = `\uFEFF${jsonl(rows.map((r) => ({ step: r.step, 'разрыв/gap': r.gap, ...(r.val === undefined ? {} : { 成功率: r.val }) })))}`;
+    const options = { gate, gapKey: 'разрыв_gap', valKey: '成功率' };
+    const whole = replayGate([{ name: 'a.jsonl', text }], options);
+    expect(whole.summary.trigger_step).toBe(6);
+    const bytes = new TextEncoder().encode(text);
+    for (const size of [1, 2, 5]) {
+      const reader = new GateReplayReader(options);
+      const file = reader.openFile('a.jsonl');
+      for (let i = 0; i < bytes.length; i += size) file.push(bytes.subarray(i, i + size));
+      file.end();
+      expect(reader.finish()).toEqual(whole);
+    }
+  });
+
+  it('joins several files pushed one after the other, and refuses bad input naming the file and line', () => {
+    const reader = new GateReplayReader({ gate });
+    const gaps = reader.openFile('gaps.jsonl');
+    gaps.push(jsonl(rows.map((r) => ({ step: r.step, gap: r.gap }))));
+    gaps.end();
+    const vals = reader.openFile('vals.jsonl');
+    vals.push(jsonl(rows.filter((r) => r.val !== undefined).map((r) => ({ step: r.step, val: r.val }))));
+    vals.end();
+    expect(reader.finish().summary).toMatchObject({ trigger_step: 6, steps: 8, validations: 4 });
+    const bad = new GateReplayReader({ gate }).openFile('bad.jsonl');
+    // a small file is parsed once its head is complete: at the latest, at end()
+    bad.push('{"step":1,"gap":-1}\n{"step":0,"gap":-1}\n');
+    expect(() => bad.end()).toThrow('bad.jsonl:2: step 0 is out of order (after step 1)');
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { readCsv } from '../../../src/core/replay/parseCsv';
+import { CsvParser, readCsv } from '../../../src/core/replay/parseCsv';
 import { JsonLinesParser } from '../../../src/core/replay/parseJsonLines';
-import { readTrainerState } from '../../../src/core/replay/parseTrainerState';
+import { readTrainerState, TrainerStateParser } from '../../../src/core/replay/parseTrainerState';
 import { checkStep, type RecordSink } from '../../../src/core/replay/logRecords';
 import { MAX_JSON_DEPTH, parsePythonJson, syntaxErrorOffset } from '../../../src/core/replay/pythonJson';
 
@@ -204,5 +204,67 @@ describe('parseTrainerState', () => {
     expect(() => parseTrainerState('s.json', '{\n"log_history": [\n{"step": 1,}\n]}')).toThrow(
       /s.json:3: not valid JSON/,
     );
+  });
+});
+
+/** Rows of an incremental parser fed `text` in pieces of `size` characters. */
+function pieces(make: (sink: RecordSink) => { push(t: string): void; end(): void }, text: string, size: number) {
+  return collect((sink) => {
+    const parser = make(sink);
+    for (let i = 0; i < text.length; i += size) parser.push(text.slice(i, i + size));
+    parser.end();
+  });
+}
+
+describe('the incremental CSV and trainer_state.json parsers', () => {
+  const csv = 'Step,"a ""b"" c",note\r\n1,0.5,"x\r\ny"\r\n2,0.25,plain\r\n\r\n3,0.125,"z,\nw"\r\n';
+  it('read a CSV the same in any pieces: quotes spanning lines and pieces, \\r\\n cut in two', () => {
+    const whole = parseCsv('c.csv', csv);
+    expect(whole.map((r) => [r.step, r.line, r.values.get('a "b" c')])).toEqual([
+      [1, 2, 0.5],
+      [2, 4, 0.25],
+      [3, 6, 0.125],
+    ]);
+    for (const size of [1, 2, 3, 5, 8]) expect(pieces((k) => new CsvParser('c.csv', k), csv, size)).toEqual(whole);
+  });
+
+  it('report a CSV error at the same line in any pieces', () => {
+    const bad = 'step,gap\n1,-1\n2,-1\n1,-1\n';
+    for (const size of [1, 4, bad.length]) {
+      expect(() => pieces((k) => new CsvParser('c.csv', k), bad, size)).toThrow('c.csv:4: step 1 is out of order');
+    }
+    const open = 'step,gap\n1,-1\n2,"-1\n3,-1\n';
+    expect(() => pieces((k) => new CsvParser('c.csv', k), open, 3)).toThrow(/^c\.csv:3: CSV: /);
+  });
+
+  const state =
+    '{"best": NaN,\n "log_history": [\n  {"step": 1, "note": "], {"},\n  {"step": 2, "x": [1, {"y": 2}]}\n ],\n "z": 1}\n';
+  it('read a trainer_state.json the same in any pieces, strings holding brackets and commas', () => {
+    const whole = parseTrainerState('s.json', state);
+    expect(whole.map((r) => [r.step, r.line])).toEqual([
+      [1, 3],
+      [2, 4],
+    ]);
+    for (const size of [1, 2, 7]) {
+      expect(pieces((k) => new TrainerStateParser('s.json', k), state, size)).toEqual(whole);
+    }
+  });
+
+  it('refuse a trainer_state.json that is not JSON as a whole, naming the line after the entries too', () => {
+    const cases: [string, string][] = [
+      [state.replace('"z": 1', '"z": }'), 's.json:6: not valid JSON'],
+      [state.replace('"z": 1}', '"z": 1'), 's.json:7: not valid JSON: unexpected end of input'],
+      [state.replace('\n ],', '\n'), 's.json:7: not valid JSON: unexpected end of input'],
+      [state.replace('{"step": 2', ', {"step": 2'), 's.json:4: not valid JSON: unexpected ","'],
+      [state.replace('"z": 1', '"log_history": [{"step": 9}]'), 's.json:1: "log_history" appears twice: keep one'],
+      ['[{"log_history": [{"step": 1}]}]', 's.json:1: not a trainer_state.json'],
+      ['{"log_history": {"step": 1}}', 's.json:1: not a trainer_state.json'],
+      ['{"a": {"log_history": [{"step": 1}]}}', 's.json:1: not a trainer_state.json'],
+    ];
+    for (const [text, message] of cases) {
+      for (const size of [1, text.length]) {
+        expect(() => pieces((k) => new TrainerStateParser('s.json', k), text, size), text).toThrow(message);
+      }
+    }
   });
 });

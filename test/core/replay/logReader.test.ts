@@ -45,6 +45,24 @@ describe('LogReader', () => {
     expect(read(csv).format).toBe('csv');
   });
 
+  it('streams every format: rows reach the sink as the chunks arrive, before the end (bounded memory)', () => {
+    const rowsOf = (n: number, row: (k: number) => string) => Array.from({ length: n }, (_, i) => row(i + 1)).join('');
+    const texts = {
+      verl: rowsOf(5000, (k) => `{"step": ${k}, "data": {"g": -0.5}}\n`),
+      csv: `Step,"run - g","run - g__MIN"\n${rowsOf(5000, (k) => `${k},-0.5,-0.6\n`)}`,
+      trl: `{"log_history": [\n${rowsOf(5000, (k) => `${k > 1 ? ',\n' : ''}  {"loss": 1, "step": ${k}}`)}\n]}\n`,
+    };
+    for (const [format, text] of Object.entries(texts)) {
+      const rows: RawRecord[] = [];
+      const reader = new LogReader('f', (r) => rows.push(r));
+      for (let i = 0; i < text.length; i += 4096) reader.push(text.slice(i, i + 4096));
+      // all but the last few rows are parsed before end(): the file is never held whole
+      expect(rows.length, format).toBeGreaterThan(4900);
+      reader.end();
+      expect([reader.format, rows.length]).toEqual([format, 5000]);
+    }
+  });
+
   it('refuses an empty, blank or BOM-only file', () => {
     expect(errorOf(() => read(''))).toBe('f:1: empty file');
     expect(errorOf(() => read(' \r\n\t'))).toBe('f:1: empty file');
