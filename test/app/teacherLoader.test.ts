@@ -62,4 +62,16 @@ describe('the shipped teacher in the browser', () => {
       'teacher.checkpoint: /teachers/nope/model.json answered 404',
     );
   });
+
+  it.each(['http://127.0.0.2:9/teachers/shell', 'javascript:alert(1)', '//other.test/teachers/shell'])(
+    'refuses the off-origin checkpoint %s before any fetch',
+    async (checkpoint) => {
+      const asked: string[] = [];
+      const bad = { ...cfg, teacher: { ...cfg.teacher, checkpoint } };
+      await expect(loadTeacher(bad, createEnvFor(bad), diskFetch(asked), ORIGIN)).rejects.toThrow(
+        /^teacher\.checkpoint: expected a path inside this app/,
+      );
+      expect(asked).toEqual([]);
+    },
+  );
 });

@@ -5,6 +5,7 @@
 import { overrideLines } from '../overrideLines';
 import { ConfigError, DEFAULT_CONFIG, parseOverride, resolveConfig } from '../../core/experiment/config';
 import { BACKEND_CHOICES, type BackendChoice, isOneOf } from '../../core/methodVocabulary';
+import { offOriginConfigErrors } from '../sameOriginPath';
 
 export interface TrainForm {
   preset: string;
@@ -71,7 +72,8 @@ export function parseTrainLink(query: string, presets: readonly string[] | null)
   const sets = params.getAll('set');
   for (const s of sets) {
     try {
-      resolveConfig(parseOverride(s), DEFAULT_CONFIG, 'link');
+      const config = resolveConfig(parseOverride(s), DEFAULT_CONFIG, 'link');
+      errors.push(...offOriginConfigErrors(config).map((m) => `set ${s}: ${m}`));
     } catch (e) {
       errors.push(...messagesOf(e).map((m) => `set ${s}: ${m}`));
     }

@@ -6,6 +6,7 @@ import { decodeCheckpoint, type CheckpointFiles } from '../../engine/trainer/che
 import { weightsFromHost } from '../../engine/hostTensor';
 import { modelConfigFor } from '../../engine/modelConfig';
 import type { WeightRecord } from '../../engine/weights';
+import { offOriginPathError } from '../sameOriginPath';
 
 const FILES = ['model.json', 'weights.bin', 'state.json'] as const;
 
@@ -24,7 +25,12 @@ export async function loadTeacher(
 ): Promise<WeightRecord[] | null> {
   const rel = cfg.teacher.checkpoint.replace(/^\/+|\/+$/g, '');
   if (rel === '') return null;
+  // the config check refuses URLs; this is the last wall: whatever the value, nothing is fetched off this origin
+  const offOrigin = offOriginPathError('teacher.checkpoint', cfg.teacher.checkpoint);
+  if (offOrigin !== null) throw new TeacherCheckpointError(offOrigin);
   const base = new URL(`${rel}/`, root);
+  if (base.origin !== root.origin)
+    throw new TeacherCheckpointError(`teacher.checkpoint: ${rel} resolves outside this app (${base.origin})`);
   const files: CheckpointFiles = new Map();
   for (const name of FILES) {
     const url = new URL(name, base);
