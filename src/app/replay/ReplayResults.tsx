@@ -154,12 +154,15 @@ export function ReplayResults({
   series: ReplaySeries;
   delta: number;
   gamma: number;
-  /** the logs and options the result came from: the what-if re-runs the gate over them */
-  sources: readonly LogSource[];
+  /** the logs and options the result came from: the what-if re-runs the gate over them (null: logs too large) */
+  sources: readonly LogSource[] | null;
   options: ReplayOptions;
 }) {
   const inspection = useMemo(() => inspectReplay(result, options), [result, options]);
-  const whatIfKey = useMemo(() => JSON.stringify(options) + sources.map((s) => s.name).join('\n'), [options, sources]);
+  const whatIfKey = useMemo(
+    () => JSON.stringify(options) + (sources ?? []).map((s) => s.name).join('\n'),
+    [options, sources],
+  );
   const charts = gateCharts(series, { delta, gamma }, result.summary.trigger_step);
   return (
     <>
@@ -184,7 +187,14 @@ export function ReplayResults({
           delta={inspection.config.alignment_threshold}
           gamma={inspection.config.competence_threshold}
         />
-        <WhatIfPanel key={whatIfKey} sources={sources} options={options} />
+        {sources ? (
+          <WhatIfPanel key={whatIfKey} sources={sources} options={options} />
+        ) : (
+          <p className="muted" data-testid="what-if-too-large">
+            What if δ, γ or W were different? That panel re-runs the replay on this page for every setting it shows: it
+            is offered for logs up to 4 MiB. Change the settings above and replay again instead.
+          </p>
+        )}
       </Suspense>
       <h3>
         Evaluations, as <code>npm run replay</code> prints them
