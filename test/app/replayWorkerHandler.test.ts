@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_SETTINGS, runReplay, type ReplaySettings } from '../../src/app/replay/replayModel';
 import { createReplayWorkerHandler } from '../../src/app/replay/replayWorkerHandler';
 import type { ReplayWorkerResponse } from '../../src/app/replay/replayWorkerProtocol';
+import { main } from '../../cli/replay';
 import { ROOT } from './appServer';
 
 const FIXTURES = join(ROOT, 'test/fixtures/replay');
@@ -70,5 +71,40 @@ describe('the replay worker’s logic', () => {
     await h.handle({ type: 'cancel', id: 3 });
     await going;
     expect(posted.filter((m) => m.type !== 'progress')).toEqual([]);
+  });
+
+  it.each([
+    // the log holds 准确率 (accuracy) as its validation score, not the 成功率 (success rate) asked for
+    ['an absent non-ASCII validation key', '--val-key', '成功率', { valKey: '成功率' }, 'gap', '准确率'],
+    // the log holds точность (accuracy) per step, not the ошибка (error) asked for as the gap
+    ['an absent non-ASCII gap key', '--gap-key', 'ошибка', { gapKey: 'ошибка' }, 'точность', 'val'],
+  ])('matches %s exactly as npm run replay does (one core function)', async (_what, flag, key, over, gap, val) => {
+    const log = Array.from(
+      { length: 30 },
+      (_, k) => `{"step":${k + 1},"${gap}":${-0.5 + k / 100}${k % 5 === 4 ? `,"${val}":${0.1 + k / 40}` : ''}}`,
+    ).join('\n');
+    let stdout = '';
+    let stderr = '';
+    const status = await main(['keys.jsonl', '--teacher-performance', '0.8', flag, key], {
+      stdout: (t) => void (stdout += t),
+      stderr: (t) => void (stderr += t),
+      readLog: async function* () {
+        yield log;
+      },
+    });
+    const { h, posted } = handler();
+    const s = settings({ teacherPerformance: '0.8', ...over });
+    await h.handle({ type: 'replay', id: 9, files: [{ name: 'keys.jsonl', blob: new Blob([log]) }], settings: s });
+    const out = posted.at(-1);
+    if (out?.type !== 'done') throw new Error(`no outcome: ${JSON.stringify(out)}`);
+    if (status === 0) {
+      if (!out.outcome.ok) throw new Error(`the tab refused what the CLI replayed: ${out.outcome.failure.message}`);
+      expect(JSON.stringify(out.outcome.result.summary)).toBe(stdout.trim().split('\n').pop());
+    } else {
+      expect(out.outcome.ok).toBe(false);
+      const wording = (m: string) =>
+        m.replace(/--gap-key/g, 'the gap key field').replace(/--val-key/g, 'the validation key field');
+      expect(out.outcome.ok ? '' : out.outcome.failure.message).toBe(wording(stderr.trim()));
+    }
   });
 });
