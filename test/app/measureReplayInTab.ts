@@ -87,6 +87,8 @@ async function timeTab(): Promise<{
   try {
     const page = await browser.newPage();
     page.setDefaultTimeout(600_000);
+    // tsx names the functions it compiles with a helper (__name) that the page lacks
+    await page.addInitScript('globalThis.__name = (f) => f');
     await page.addInitScript(() => {
       const w = window as unknown as { __longTasks: { start: number; duration: number }[]; __t0: number };
       w.__longTasks = [];
