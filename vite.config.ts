@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
+import { CONTENT_SECURITY_POLICY, DEV_CONTENT_SECURITY_POLICY } from './src/app/contentSecurityPolicy';
 
 // Cross-origin isolation lets tfjs-wasm use threads (SharedArrayBuffer) in the dev and preview servers alike.
 const isolation = {
@@ -51,10 +52,20 @@ function tfjsWasmThreadsPlugin(): Plugin {
   };
 }
 
+/** The dev server's page gets the dev policy in its meta tag too (index.html holds the built app's strict one). */
+function devContentSecurityPolicyPlugin(): Plugin {
+  return {
+    name: 'retirelab:dev-csp',
+    apply: 'serve',
+    transformIndexHtml: (html) => html.replace(CONTENT_SECURITY_POLICY, DEV_CONTENT_SECURITY_POLICY),
+  };
+}
+
 export default defineConfig({
-  plugins: [react(), tfjsWasmThreadsPlugin()],
-  server: { headers: isolation },
-  preview: { headers: isolation },
+  plugins: [react(), tfjsWasmThreadsPlugin(), devContentSecurityPolicyPlugin()],
+  // the Content-Security-Policy (src/app/contentSecurityPolicy.ts) as a header binds the workers too
+  server: { headers: { ...isolation, 'Content-Security-Policy': DEV_CONTENT_SECURITY_POLICY } },
+  preview: { headers: { ...isolation, 'Content-Security-Policy': CONTENT_SECURITY_POLICY } },
   // the training worker (and the bench worker) are bundled separately: they need the plugin too
   worker: { format: 'es', plugins: () => [tfjsWasmThreadsPlugin()] },
   build: { target: 'es2022', chunkSizeWarningLimit: 4096 },

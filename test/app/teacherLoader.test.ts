@@ -84,4 +84,16 @@ describe('the shipped teacher in the browser', () => {
       'teacher.checkpoint teachers/shell/weights.bin: SHA-256 does not match manifest.json',
     );
   });
+
+  it.each(['http://127.0.0.2:9/teachers/shell', 'javascript:alert(1)', '//other.test/teachers/shell'])(
+    'refuses the off-origin checkpoint %s before any fetch',
+    async (checkpoint) => {
+      const asked: string[] = [];
+      const bad = { ...cfg, teacher: { ...cfg.teacher, checkpoint } };
+      await expect(loadTeacher(bad, createEnvFor(bad), diskFetch(asked), ORIGIN)).rejects.toThrow(
+        /^teacher\.checkpoint: expected a relative path inside the app/,
+      );
+      expect(asked).toEqual([]);
+    },
+  );
 });

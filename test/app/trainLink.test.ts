@@ -87,4 +87,17 @@ describe('the Train link', () => {
     expect(back.form).toEqual({ ...form, overrides: 'student.schedule=fixed:30' });
     expect(formatTrainLink(DEFAULT_FORM)).toBe('#train?preset=retire-shell');
   });
+
+  it('refuses a teacher checkpoint on another host or with a scheme, naming the key', () => {
+    for (const value of ['http://127.0.0.2:9/teachers/shell', 'javascript:alert(1)']) {
+      const { errors } = parseTrainLink(`preset=smoke&set=teacher.checkpoint=${encodeURIComponent(value)}`, PRESETS);
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toMatch(
+        new RegExp(
+          `^set teacher\\.checkpoint=.*: teacher\\.checkpoint: expected a .*nothing is fetched from elsewhere`,
+        ),
+      );
+    }
+    expect(parseTrainLink('preset=smoke&set=teacher.checkpoint=teachers/shell', PRESETS).errors).toEqual([]);
+  });
 });

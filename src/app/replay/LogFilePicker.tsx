@@ -1,17 +1,18 @@
 // Choose or drop one or more training logs (verl JSONL, TRL trainer_state.json, CSV exports, the lab's
-// metrics.jsonl). Files are read in the page; nothing is uploaded anywhere.
+// metrics.jsonl). Files are only named here: the replay worker streams them (File.stream()); nothing is uploaded.
 import { useRef, useState, type DragEvent } from 'react';
-import type { LogSource } from '../../core/replay/logRecords';
 
-export interface LoadedLog extends LogSource {
+/** A chosen log: its name, its size in bytes and its bytes (the File itself, or a Blob of a run's own log). */
+export interface LoadedLog {
+  readonly name: string;
   readonly bytes: number;
+  readonly blob: Blob;
 }
 
-async function readAll(files: FileList | readonly File[]): Promise<LoadedLog[]> {
-  return Promise.all(Array.from(files).map(async (f) => ({ name: f.name, text: await f.text(), bytes: f.size })));
-}
+const loaded = (files: FileList | readonly File[]): LoadedLog[] =>
+  Array.from(files).map((f) => ({ name: f.name, bytes: f.size, blob: f }));
 
-const size = (bytes: number) =>
+export const size = (bytes: number) =>
   bytes < 1024
     ? `${bytes} B`
     : bytes < 1024 * 1024
@@ -21,12 +22,10 @@ const size = (bytes: number) =>
 export function LogFilePicker({ logs, onLoad }: { logs: readonly LoadedLog[]; onLoad: (logs: LoadedLog[]) => void }) {
   const input = useRef<HTMLInputElement>(null);
   const [over, setOver] = useState(false);
-  const [readError, setReadError] = useState<string | null>(null);
 
   const load = (files: FileList | null) => {
     if (!files || files.length === 0) return;
-    setReadError(null);
-    readAll(files).then(onLoad, (e: unknown) => setReadError(`could not read the file: ${String(e)}`));
+    onLoad(loaded(files));
   };
   const onDrop = (e: DragEvent<HTMLDivElement>) => {
     e.preventDefault();
@@ -70,11 +69,6 @@ export function LogFilePicker({ logs, onLoad }: { logs: readonly LoadedLog[]; on
             </li>
           ))}
         </ul>
-      ) : null}
-      {readError ? (
-        <p role="alert" className="error">
-          {readError}
-        </p>
       ) : null}
     </div>
   );

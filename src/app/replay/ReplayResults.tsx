@@ -2,7 +2,7 @@
 // trigger), the gate's series with δ, γ and the trigger marked, and every evaluation in a table.
 // Teaching mode adds an explain button beside each chart, the gate inspector (one row per evaluated window, the
 // decision in words) and the what-if sliders with the sensitivity strip.
-import { lazy, Suspense, useMemo } from 'react';
+import { lazy, Suspense, useMemo, useState } from 'react';
 import type { ReplayOptions, ReplayResult } from '../../core/replay/gateReplay';
 import type { LogSource } from '../../core/replay/logRecords';
 import { gateCharts, type GateSeries } from '../charts/gateCharts';
@@ -11,6 +11,8 @@ import { ExplainButton } from '../teaching/ExplainButton';
 import type { ExplanationId } from '../teaching/explanations';
 import { inspectReplay } from '../teaching/inspectionModel';
 import type { ReplaySeries } from './replayModel';
+import { HiddenRows } from '../HiddenRowsNote';
+import { shownRows } from '../shownRows';
 
 // the inspector and the what-if load with the first replay, not with the page
 const GateInspector = lazy(() => import('../teaching/GateInspector').then((m) => ({ default: m.GateInspector })));
@@ -100,6 +102,9 @@ function Summary({ result }: { result: ReplayResult }) {
 
 function EvaluationTable({ result }: { result: ReplayResult }) {
   const rows = result.evaluations;
+  const [all, setAll] = useState(false);
+  const trigger = rows.findIndex((r) => r.step === result.summary.trigger_step && r.retired);
+  const { shown, hidden } = shownRows(rows, trigger, all);
   if (rows.length === 0) {
     return <p className="muted">No window was evaluated: the log needs W gaps before a validation.</p>;
   }
@@ -120,7 +125,7 @@ function EvaluationTable({ result }: { result: ReplayResult }) {
           </tr>
         </thead>
         <tbody>
-          {rows.map((r) => (
+          {shown.map(({ row: r }) => (
             <tr
               key={r.window_index}
               className={r.step === result.summary.trigger_step && r.retired ? 'trigger' : undefined}
@@ -138,6 +143,7 @@ function EvaluationTable({ result }: { result: ReplayResult }) {
           ))}
         </tbody>
       </table>
+      <HiddenRows hidden={hidden} total={rows.length} onShowAll={() => setAll(true)} />
     </div>
   );
 }
@@ -154,12 +160,15 @@ export function ReplayResults({
   series: ReplaySeries;
   delta: number;
   gamma: number;
-  /** the logs and options the result came from: the what-if re-runs the gate over them */
-  sources: readonly LogSource[];
+  /** the logs and options the result came from: the what-if re-runs the gate over them (null: logs too large) */
+  sources: readonly LogSource[] | null;
   options: ReplayOptions;
 }) {
   const inspection = useMemo(() => inspectReplay(result, options), [result, options]);
-  const whatIfKey = useMemo(() => JSON.stringify(options) + sources.map((s) => s.name).join('\n'), [options, sources]);
+  const whatIfKey = useMemo(
+    () => JSON.stringify(options) + (sources ?? []).map((s) => s.name).join('\n'),
+    [options, sources],
+  );
   const charts = gateCharts(series, { delta, gamma }, result.summary.trigger_step);
   return (
     <>
@@ -184,7 +193,14 @@ export function ReplayResults({
           delta={inspection.config.alignment_threshold}
           gamma={inspection.config.competence_threshold}
         />
-        <WhatIfPanel key={whatIfKey} sources={sources} options={options} />
+        {sources ? (
+          <WhatIfPanel key={whatIfKey} sources={sources} options={options} />
+        ) : (
+          <p className="muted" data-testid="what-if-too-large">
+            What if δ, γ or W were different? That panel re-runs the replay on this page for every setting it shows: it
+            is offered for logs up to 4 MiB. Change the settings above and replay again instead.
+          </p>
+        )}
       </Suspense>
       <h3>
         Evaluations, as <code>npm run replay</code> prints them

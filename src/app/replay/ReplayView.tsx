@@ -1,27 +1,40 @@
 // The engineers' view: replay the RetireOPD retirement gate (docs/METHODS.md §4) over the log of a real verl/TRL run,
 // in the page (the core replay is pure TypeScript), with the same defaults and results as `npm run replay`.
-import { useEffect, useMemo, useState } from 'react';
-import { LogFilePicker, type LoadedLog } from './LogFilePicker';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import type { LogSource } from '../../core/replay/logRecords';
+import { LogFilePicker, size, type LoadedLog } from './LogFilePicker';
 import { ReplayResults } from './ReplayResults';
 import { ReplaySettingsForm } from './ReplaySettingsForm';
 import { replayInbox } from './replayInbox';
+import { replayInWorker, type ReplayProgress } from './replayClient';
 import {
   DEFAULT_SETTINGS,
   replaySeries,
-  runReplay,
   settingsToOptions,
   thresholds,
   type ReplayOutcome,
   type ReplaySettings,
 } from './replayModel';
 
+/**
+ * The what-if re-runs the gate over the whole text on this page, once per setting it shows: offered for logs up to
+ * this size (larger ones replay in the worker, but their what-if would hold the page for seconds per move).
+ */
+const WHAT_IF_MAX_BYTES = 4 * 1024 * 1024;
+
 interface Ran {
   outcome: ReplayOutcome;
   /** the settings the outcome was computed with (the form may have changed since) */
   settings: ReplaySettings;
   files: string[];
-  /** the logs the outcome was computed from (the what-if re-runs the gate over them) */
-  sources: LoadedLog[];
+  /** the logs' texts for the what-if (null: too large to re-run on the page) */
+  sources: LogSource[] | null;
+}
+
+/** Texts of small logs for the what-if; null when they are too large together. */
+async function whatIfSources(files: readonly LoadedLog[]): Promise<LogSource[] | null> {
+  if (files.reduce((n, f) => n + f.bytes, 0) > WHAT_IF_MAX_BYTES) return null;
+  return Promise.all(files.map(async (f) => ({ name: f.name, text: await f.blob.text() })));
 }
 
 export function ReplayView() {
@@ -29,24 +42,46 @@ export function ReplayView() {
   const [handoff] = useState(() => replayInbox.getState().pending);
   const [logs, setLogs] = useState<LoadedLog[]>(handoff?.logs ?? []);
   const [settings, setSettings] = useState<ReplaySettings>(handoff?.settings ?? DEFAULT_SETTINGS);
-  const [ran, setRan] = useState<Ran | null>(() =>
-    handoff
-      ? {
-          outcome: runReplay(handoff.logs, handoff.settings),
-          settings: handoff.settings,
-          files: handoff.logs.map((l) => l.name),
-          sources: handoff.logs,
-        }
-      : null,
-  );
+  const [ran, setRan] = useState<Ran | null>(null);
+  /** the replay streaming in the worker now, with its bytes read (null: none) */
+  const [reading, setReading] = useState<ReplayProgress | null>(null);
+  const [workerError, setWorkerError] = useState<string | null>(null);
+  const mounted = useRef(true);
   useEffect(() => {
-    if (handoff) replayInbox.setState({ pending: null });
-  }, [handoff]);
+    mounted.current = true;
+    return () => {
+      mounted.current = false;
+    };
+  }, []);
 
   const run = (files = logs, with_ = settings) => {
     if (files.length === 0) return;
-    setRan({ outcome: runReplay(files, with_), settings: with_, files: files.map((f) => f.name), sources: files });
+    setWorkerError(null);
+    setReading({ bytesRead: 0, totalBytes: files.reduce((n, f) => n + f.bytes, 0) });
+    replayInWorker(
+      files.map((f) => ({ name: f.name, blob: f.blob })),
+      with_,
+      (p) => mounted.current && setReading(p),
+    )
+      .then(async (outcome) => {
+        if (outcome === null || !mounted.current) return; // replaced by a later replay
+        const sources = outcome.ok ? await whatIfSources(files) : null;
+        if (!mounted.current) return;
+        setRan({ outcome, settings: with_, files: files.map((f) => f.name), sources });
+        setReading(null);
+      })
+      .catch((e: unknown) => {
+        if (!mounted.current) return;
+        setReading(null);
+        setWorkerError(e instanceof Error ? e.message : String(e));
+      });
   };
+  useEffect(() => {
+    if (!handoff) return;
+    replayInbox.setState({ pending: null });
+    run(handoff.logs, handoff.settings);
+    // once, for the log handed over when the view opened
+  }, [handoff]);
   const onLoad = (files: LoadedLog[]) => {
     setLogs(files);
     // a new file replays at once when S_T is already set; otherwise the form asks for it
@@ -83,6 +118,20 @@ export function ReplayView() {
           canRun={logs.length > 0}
         />
       </div>
+      {reading ? (
+        <div className="replay-progress" data-testid="replay-progress">
+          <progress value={reading.bytesRead} max={Math.max(1, reading.totalBytes)} aria-label="log read" />{' '}
+          <span className="muted">
+            reading {size(reading.bytesRead)} of {size(reading.totalBytes)} (in a worker: the page stays usable)
+          </span>
+        </div>
+      ) : null}
+      {workerError ? (
+        <div role="alert" className="error-box">
+          <strong>Replay failed</strong>
+          <pre>{workerError}</pre>
+        </div>
+      ) : null}
       {failure ? (
         <div role="alert" className="error-box" data-testid="replay-error">
           <strong>

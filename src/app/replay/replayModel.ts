@@ -5,11 +5,12 @@ import { GATE_DEFAULTS, GateConfigError } from '../../core/gateConfig';
 import {
   REPLAY_SCHEDULES,
   replayGate,
+  replayGateStream,
   type ReplayOptions,
   type ReplayResult,
   type ReplaySchedule,
 } from '../../core/replay/gateReplay';
-import { type LogFormat, type LogSource, ReplayInputError } from '../../core/replay/logRecords';
+import { type LogFormat, type LogSource, type LogStream, ReplayInputError } from '../../core/replay/logRecords';
 import { downsampleSeries, finitePoints, type SeriesPoint } from '../charts/downsampleSeries';
 
 export type FormatChoice = LogFormat | 'auto';
@@ -147,6 +148,18 @@ export function runReplay(sources: readonly LogSource[], settings: ReplaySetting
       return { ok: false, failure: { kind: 'internal', message: 'choose or drop a log file first' } };
     const options = settingsToOptions(settings);
     return { ok: true, result: replayGate(sources, options) };
+  } catch (error) {
+    return { ok: false, failure: describeFailure(error) };
+  }
+}
+
+/** The same over streamed files (the replay worker's File.stream()): the core's streaming replay, the CLI's. */
+export async function runReplayStream(sources: readonly LogStream[], settings: ReplaySettings): Promise<ReplayOutcome> {
+  try {
+    if (sources.length === 0)
+      return { ok: false, failure: { kind: 'internal', message: 'choose or drop a log file first' } };
+    const options = settingsToOptions(settings);
+    return { ok: true, result: await replayGateStream(sources, options) };
   } catch (error) {
     return { ok: false, failure: describeFailure(error) };
   }

@@ -1,30 +1,85 @@
 // Import CLI run folders (or a sweep folder of them) into the runs table: choose a folder, or the files themselves
-// (config.json, metrics.jsonl, summary.json, …). Problems name the file and line.
-import { runRepository, runsStore } from './storedRuns';
+// (config.json, metrics.jsonl, summary.json, …). A worker reads them (File.stream(): a metrics.jsonl of hundreds of
+// MB never freezes the page) and stores the runs in IndexedDB; a progress bar shows the bytes read. Problems name
+// the file and line.
+import { useState } from 'react';
+import { size } from '../replay/LogFilePicker';
+import { IdbRunRepository } from './idbRunRepository';
+import type { ImportFile, ImportWorkerRequest, ImportWorkerResponse } from '../worker/importWorkerProtocol';
 import { importRunFolders, type DroppedFile } from './runFolderFiles';
+import { runRepository, runsStore } from './storedRuns';
 
 const WANTED = /(^|\/)(config\.json|summary\.json|comparison\.json|(metrics|sft|teacher|events)\.jsonl)$/;
 
-async function importFiles(list: FileList | readonly File[]): Promise<void> {
-  const files: DroppedFile[] = [];
+type Progress = { bytesRead: number; totalBytes: number };
+
+let nextId = 1;
+
+/** Import in the worker; resolves once the runs are stored (rejects with the worker's FILE:LINE message). */
+function importInWorker(files: ImportFile[], onProgress: (p: Progress) => void): Promise<void> {
+  const worker = new Worker(new URL('../worker/importWorker.ts', import.meta.url), {
+    type: 'module',
+    name: 'retirelab-import',
+  });
+  const id = nextId++;
+  return new Promise<void>((resolve, reject) => {
+    worker.onmessage = (event: MessageEvent<ImportWorkerResponse>) => {
+      const m = event.data;
+      switch (m.type) {
+        case 'progress':
+          onProgress({ bytesRead: m.bytesRead, totalBytes: m.totalBytes });
+          return;
+        case 'done':
+          resolve();
+          return;
+        case 'error':
+          reject(Object.assign(new Error(m.error.message), { name: m.error.name }));
+          return;
+        default: {
+          const never: never = m;
+          reject(new Error(`unknown import worker message ${JSON.stringify(never)}`));
+        }
+      }
+    };
+    worker.onerror = (e) => reject(new Error(`the import worker failed: ${e.message || 'it could not start'}`));
+    worker.postMessage({ type: 'import', id, files } satisfies ImportWorkerRequest);
+  }).finally(() => worker.terminate());
+}
+
+/** Where IndexedDB did not open (runs kept in memory), the worker cannot reach the page's store: read here. */
+async function importHere(files: ImportFile[]): Promise<void> {
+  const dropped: DroppedFile[] = [];
+  for (const f of files) dropped.push({ path: f.path, text: await f.blob.text() });
+  const repo = await runRepository();
+  for (const r of importRunFolders(dropped)) {
+    await repo.append(r.metrics, r.events);
+    await repo.putRun(r.record);
+  }
+}
+
+async function importFiles(list: FileList | readonly File[], onProgress: (p: Progress | null) => void) {
+  const files: ImportFile[] = [];
   for (const f of Array.from(list)) {
     const path = (f as File & { webkitRelativePath?: string }).webkitRelativePath || f.name;
-    if (WANTED.test(path)) files.push({ path, text: await f.text() });
+    if (WANTED.test(path)) files.push({ path, blob: f });
   }
   try {
-    const runs = importRunFolders(files);
-    const repo = await runRepository();
-    for (const r of runs) {
-      await repo.putRun(r.record);
-      await repo.append(r.metrics, r.events);
-    }
+    onProgress({ bytesRead: 0, totalBytes: files.reduce((n, f) => n + f.blob.size, 0) });
+    if ((await runRepository()) instanceof IdbRunRepository) await importInWorker(files, onProgress);
+    else await importHere(files);
     await runsStore.getState().refresh();
   } catch (e) {
     runsStore.getState().setError(e instanceof Error ? `${e.name}: ${e.message}` : String(e));
+  } finally {
+    onProgress(null);
   }
 }
 
 export function RunImport() {
+  const [progress, setProgress] = useState<Progress | null>(null);
+  const pick = (files: FileList | null) => {
+    if (files) void importFiles(files, setProgress);
+  };
   return (
     <span className="run-import">
       <label className="button-like">
@@ -34,10 +89,11 @@ export function RunImport() {
           data-testid="import-folder"
           hidden
           multiple
+          disabled={progress !== null}
           // a folder picker (Chromium, Firefox, Safari): keeps the relative paths a sweep folder needs
           {...({ webkitdirectory: '' } as Record<string, string>)}
           onChange={(e) => {
-            if (e.currentTarget.files) void importFiles(e.currentTarget.files);
+            pick(e.currentTarget.files);
             e.currentTarget.value = '';
           }}
         />
@@ -49,13 +105,23 @@ export function RunImport() {
           data-testid="import-files"
           hidden
           multiple
+          disabled={progress !== null}
           accept=".json,.jsonl"
           onChange={(e) => {
-            if (e.currentTarget.files) void importFiles(e.currentTarget.files);
+            pick(e.currentTarget.files);
             e.currentTarget.value = '';
           }}
         />
       </label>
+      {progress ? (
+        <span data-testid="import-progress">
+          {' '}
+          <progress value={progress.bytesRead} max={Math.max(1, progress.totalBytes)} aria-label="import read" />{' '}
+          <span className="muted">
+            importing {size(progress.bytesRead)} of {size(progress.totalBytes)}
+          </span>
+        </span>
+      ) : null}
     </span>
   );
 }

@@ -75,6 +75,7 @@ export function RunsTable() {
   const error = useRuns((s) => s.error);
   const liveId = useRun((s) => s.recordId);
   const liveStatus = useRun((s) => s.status);
+  const elsewhere = useRuns((s) => s.elsewhere);
   const [sort, setSort] = useState<{ by: Column; desc: boolean }>({ by: 'created', desc: true });
   const [filter, setFilter] = useState('');
   const busy = isActive(liveStatus);
@@ -150,7 +151,9 @@ export function RunsTable() {
           <tbody>
             {rows.map((r) => {
               const live = r.id === liveId && busy;
-              const status = live ? liveStatus : r.status;
+              // trained by another tab (it holds the run's lock): read-only here, its progress live from that tab
+              const remote = live ? undefined : elsewhere[r.id];
+              const status = live ? liveStatus : remote ? 'running in another tab' : r.status;
               const resumable =
                 !busy && r.checkpoint !== null && (r.status === 'interrupted' || r.status === 'stopped');
               return (
@@ -168,10 +171,16 @@ export function RunsTable() {
                       {c.key === 'status' ? (
                         <>
                           {status}
-                          {live || status === 'interrupted' || status === 'stopped' ? (
+                          {live || remote || status === 'interrupted' || status === 'stopped' ? (
                             <span className="muted" data-testid="run-row-step">
                               {' '}
-                              {live ? <LiveStep /> : `${r.stage ?? ''} ${r.step}/${r.totalSteps}`}
+                              {live ? (
+                                <LiveStep />
+                              ) : remote ? (
+                                `${remote.stage ?? ''} ${remote.step}/${remote.totalSteps}`
+                              ) : (
+                                `${r.stage ?? ''} ${r.step}/${r.totalSteps}`
+                              )}
                             </span>
                           ) : null}
                         </>
@@ -197,7 +206,11 @@ export function RunsTable() {
                     <button type="button" onClick={() => void exportRun(r.id)}>
                       export
                     </button>
-                    <button type="button" disabled={live} onClick={() => void runsStore.getState().remove(r.id)}>
+                    <button
+                      type="button"
+                      disabled={live || remote !== undefined}
+                      onClick={() => void runsStore.getState().remove(r.id)}
+                    >
                       delete
                     </button>
                   </td>

@@ -4,6 +4,7 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { RunRepository } from './runRepository';
 import { runQueue, type RunQueue } from './runQueue';
 import type { RunsStore } from './storedRunsStore';
+import { MemoryLocks, queueLockName, type RunLocks } from './runLocks';
 
 export interface QueueState {
   queues: RunQueue[];
@@ -33,12 +34,19 @@ export function createQueueStore(
   /** more runs stores (each with its own worker) a queue may run its runs in beside `runs`: two at a time */
   extraLanes: (queue: RunQueue) => readonly RunsStore[] = () => [],
   now: () => number = Date.now,
+  /** one tab runs a queue: it holds the queue's lock (and each run's, through the runs stores) */
+  locks: RunLocks = new MemoryLocks(),
 ): QueueStore {
   return createStore<QueueState & QueueActions>()((set, get) => {
     const put = (q: RunQueue) => set({ queues: [...get().queues.filter((x) => x.id !== q.id), q] });
     const go = async (queue: RunQueue) => {
       if (get().activeId !== null) {
         set({ error: `queue ${get().activeId} is going: one queue at a time` });
+        return;
+      }
+      const release = await locks.tryAcquire(queueLockName(queue.id));
+      if (release === null) {
+        set({ error: `queue ${queue.id} is running in another tab` });
         return;
       }
       const r = await repo();
@@ -58,6 +66,7 @@ export function createQueueStore(
       } catch (e) {
         set({ error: e instanceof Error ? e.message : String(e) });
       } finally {
+        release();
         set({ activeId: null, startedAt: null });
         await runs.getState().refresh();
       }

@@ -83,20 +83,6 @@ function parseJson(path: string, text: string): unknown {
   }
 }
 
-function parseLines(path: string, text: string): unknown[] {
-  return text
-    .split('\n')
-    .map((l, i) => ({ l: l.trim(), i }))
-    .filter(({ l }) => l !== '')
-    .map(({ l, i }) => {
-      try {
-        return JSON.parse(l) as unknown;
-      } catch (e) {
-        throw new ImportError(`${path}:${i + 1}: not valid JSON (${(e as Error).message})`);
-      }
-    });
-}
-
 /** Null (from JSON) back to NaN in a metrics line, as the trainer emits it. */
 const metricsLine = (raw: unknown): StoredMetrics['line'] => {
   const out: Record<string, number> = {};
@@ -121,16 +107,41 @@ const dirOf = (p: string) => (p.includes('/') ? p.slice(0, p.lastIndexOf('/')) :
 const baseOf = (p: string) => p.slice(p.lastIndexOf('/') + 1);
 const slug = (label: string) => label.replace(/[^A-Za-z0-9.=-]+/g, '_').replace(/=/g, '-');
 
+/** A run's JSON-lines log: a stage's metrics or the events. */
+export type LogKind = TrainedStage | 'events';
+const LOG_FILES: readonly [LogKind, string][] = [
+  ...TRAINED_STAGES.map((stage) => [stage, metricsFileFor(stage)] as [LogKind, string]),
+  ['events', 'events.jsonl'],
+];
+
+/** Whether a dropped path is one of a run folder's JSON-lines logs (streamed, not read whole). */
+export const isRunLog = (path: string) => LOG_FILES.some(([, name]) => baseOf(path) === name);
+
+/** A run about to be imported: its record (step and stage filled in by finishImportedRecord) and its logs. */
+export interface PlannedImport {
+  record: RunRecord;
+  /** the folder's JSON-lines logs present, by kind: the path to read each from */
+  logs: { kind: LogKind; path: string; where: string }[];
+}
+
 /**
- * Runs from dropped files: every folder holding a config.json is a run (summary.json and the .jsonl logs when
- * present). A sweep folder's comparison.json gives its runs their points and order (as `npm run sweep` wrote them).
+ * The runs among dropped files, from the small JSON files (config.json, summary.json, comparison.json) and the paths
+ * of the logs (read separately, line by line: a metrics.jsonl may be hundreds of MB). Every folder holding a
+ * config.json is a run; a sweep folder's comparison.json gives its runs their points and order (as `npm run sweep`
+ * wrote them).
  */
-export function importRunFolders(files: readonly DroppedFile[], now: number = Date.now()): ImportedRun[] {
+export function planRunImports(
+  jsonFiles: readonly DroppedFile[],
+  logPaths: readonly string[],
+  now: number = Date.now(),
+): PlannedImport[] {
   const byDir = new Map<string, Map<string, string>>();
-  for (const f of files) {
+  for (const f of jsonFiles) {
     const dir = dirOf(f.path);
     (byDir.get(dir) ?? byDir.set(dir, new Map()).get(dir)!).set(baseOf(f.path), f.text);
   }
+  const logsByDir = new Map<string, string[]>();
+  for (const p of logPaths) (logsByDir.get(dirOf(p)) ?? logsByDir.set(dirOf(p), []).get(dirOf(p))!).push(p);
   const sweeps = new Map<string, { axes: string[]; labels: string[]; queueId: string }>();
   for (const [dir, fs] of byDir) {
     const text = fs.get('comparison.json');
@@ -145,7 +156,7 @@ export function importRunFolders(files: readonly DroppedFile[], now: number = Da
       queueId: `import-${dir || 'sweep'}-${now.toString(36)}`,
     });
   }
-  const runs: ImportedRun[] = [];
+  const runs: PlannedImport[] = [];
   let n = 0;
   for (const [dir, fs] of byDir) {
     const configText = fs.get('config.json');
@@ -158,33 +169,16 @@ export function importRunFolders(files: readonly DroppedFile[], now: number = Da
         ? null
         : checkSummary(`${where}/summary.json`, parseJson(`${where}/summary.json`, summaryText));
     const id = newRunId(now + n++);
-    const metrics: StoredMetrics[] = [];
-    for (const stage of TRAINED_STAGES) {
-      const t = fs.get(metricsFileFor(stage));
-      if (t === undefined) continue;
-      for (const raw of parseLines(`${where}/${metricsFileFor(stage)}`, t)) {
-        const line = metricsLine(raw);
-        if (Number.isFinite(line.step)) metrics.push({ runId: id, stage, step: line.step, line });
-      }
-    }
-    const events: StoredEvent[] = [];
-    const evText = fs.get('events.jsonl');
-    if (evText !== undefined) {
-      parseLines(`${where}/events.jsonl`, evText).forEach((raw, seq) => {
-        const event = raw as TrainerEvent & { stage?: StageName; step?: number };
-        const stage: StageName =
-          typeof event.stage === 'string' && (STAGE_NAMES as readonly string[]).includes(event.stage)
-            ? event.stage
-            : 'student';
-        events.push({ runId: id, seq, stage, step: typeof event.step === 'number' ? event.step : 0, event });
-      });
-    }
+    const present = logsByDir.get(dir) ?? [];
+    const logs = LOG_FILES.flatMap(([kind, name]) => {
+      const path = present.find((p) => baseOf(p) === name);
+      return path === undefined ? [] : [{ kind, path, where: `${where}/${name}` }];
+    });
     const parent = dirOf(dir);
     const sweep = sweeps.get(parent) ?? null;
     const folder = baseOf(dir);
     const labelIndex = sweep ? sweep.labels.findIndex((l) => slug(l) === folder) : -1;
     const point = sweep ? Object.fromEntries(sweep.axes.map((k) => [k, getConfigValue(config, k)])) : null;
-    const last = metrics.filter((m) => m.stage === 'student').at(-1);
     const record: RunRecord = {
       id,
       createdAt: now + n,
@@ -197,8 +191,8 @@ export function importRunFolders(files: readonly DroppedFile[], now: number = Da
       backend: (summary?.backend ?? config.runtime.backend) as RunRecord['backend'],
       config,
       status: 'imported',
-      stage: last ? 'student' : null,
-      step: last?.step ?? 0,
+      stage: null,
+      step: 0,
       totalSteps: config.student.steps,
       point,
       queueId: sweep?.queueId ?? null,
@@ -209,9 +203,69 @@ export function importRunFolders(files: readonly DroppedFile[], now: number = Da
       summary,
       error: summary?.error ?? null,
     };
-    runs.push({ record, metrics, events });
+    runs.push({ record, logs });
   }
   if (runs.length === 0)
     throw new ImportError('no run folder found: drop a folder holding config.json (and metrics.jsonl, summary.json)');
   return runs;
+}
+
+/** One line of a run's log (1-based `line`; blank lines give null), as the row the runs store keeps. */
+export function importedRow(
+  runId: string,
+  kind: LogKind,
+  where: string,
+  text: string,
+  line: number,
+  seq: number,
+): { metrics: StoredMetrics | null; event: StoredEvent | null } | null {
+  const l = text.trim();
+  if (l === '') return null;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(l);
+  } catch (e) {
+    throw new ImportError(`${where}:${line}: not valid JSON (${(e as Error).message})`);
+  }
+  if (kind === 'events') {
+    const event = raw as TrainerEvent & { stage?: StageName; step?: number };
+    const stage: StageName =
+      typeof event.stage === 'string' && (STAGE_NAMES as readonly string[]).includes(event.stage)
+        ? event.stage
+        : 'student';
+    return {
+      metrics: null,
+      event: { runId, seq, stage, step: typeof event.step === 'number' ? event.step : 0, event },
+    };
+  }
+  const m = metricsLine(raw);
+  return { metrics: Number.isFinite(m.step) ? { runId, stage: kind, step: m.step, line: m } : null, event: null };
+}
+
+/** The record once its logs are read: the last student step and its stage. */
+export function finishImportedRecord(record: RunRecord, lastStudentStep: number | null): RunRecord {
+  return lastStudentStep === null ? record : { ...record, stage: 'student', step: lastStudentStep };
+}
+
+/** Runs from dropped files held whole (small folders; the page streams large logs through planRunImports). */
+export function importRunFolders(files: readonly DroppedFile[], now: number = Date.now()): ImportedRun[] {
+  const logs = new Map(files.filter((f) => isRunLog(f.path)).map((f) => [f.path, f.text]));
+  const planned = planRunImports(
+    files.filter((f) => !isRunLog(f.path)),
+    [...logs.keys()],
+    now,
+  );
+  return planned.map(({ record, logs: runLogs }) => {
+    const metrics: StoredMetrics[] = [];
+    const events: StoredEvent[] = [];
+    for (const log of runLogs) {
+      (logs.get(log.path) ?? '').split('\n').forEach((text, i) => {
+        const row = importedRow(record.id, log.kind, log.where, text, i + 1, events.length);
+        if (row?.metrics) metrics.push(row.metrics);
+        if (row?.event) events.push(row.event);
+      });
+    }
+    const last = metrics.filter((m) => m.stage === 'student').at(-1);
+    return { record: finishImportedRecord(record, last?.step ?? null), metrics, events };
+  });
 }

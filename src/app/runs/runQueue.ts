@@ -3,7 +3,8 @@
 // run in a training worker: one after another, or — given two lanes (storedRuns.ts: where the machine has
 // ≥ 4 cores) and no temperature matching, whose arms depend on each other — two at a time, in queue order. The queue itself is stored after every change, so a reload
 // picks it up: finished runs are kept, an interrupted one resumes from its checkpoint, the rest start fresh.
-import { applyOverrides } from '../../core/experiment/config';
+import { applyOverrides, ConfigError } from '../../core/experiment/config';
+import { configFileReferenceErrors } from '../../core/experiment/fileReference';
 import type { Preset } from '../../core/experiment/preset';
 import type { RunSummary } from '../../core/experiment/summary';
 import { expandSweep, parseSweepSpec, runSweep, type SweepRun, type SweepSpec } from '../../core/experiment/sweep';
@@ -87,6 +88,8 @@ export function createQueue(
   };
   const spec = parseSweepSpec(raw, base, 'queue');
   const items = expandSweep(base, spec).map((r) => ({ ...r, runId: null, status: 'pending' as const }));
+  const offOrigin = [...new Set(items.flatMap((item) => configFileReferenceErrors(item.config, 'app')))];
+  if (offOrigin.length > 0) throw new ConfigError(offOrigin, 'queue');
   return {
     id: `queue-${newRunId(now)}`,
     createdAt: now,

@@ -9,7 +9,9 @@ import type { RunQueue } from './runQueue';
 import type { WorkerLike } from '../worker/protocol';
 import { createRunStore } from '../train/liveRunStore';
 import { logicalCores, shareCores, trainingWorkerName } from '../worker/workerThreads';
-import { createRunsStore, type RunsActions, type RunsState, type RunsStore } from './storedRunsStore';
+import { createRunsStore, type RunsActions, type RunSharing, type RunsState, type RunsStore } from './storedRunsStore';
+import { RUN_CHANNEL, type RunChannelMessage } from './runChannel';
+import { pageRunLocks } from './runLocks';
 
 let opened: Promise<RunRepository> | null = null;
 let fallbackReason: string | null = null;
@@ -22,7 +24,15 @@ export function runRepository(): Promise<RunRepository> {
   return opened;
 }
 
-export const runsStore = createRunsStore(runRepository, runStore, storageEstimate);
+// one tab owns a run (a Web Lock per run id); the others hear its progress on the runs channel
+const channel = typeof BroadcastChannel === 'undefined' ? null : new BroadcastChannel(RUN_CHANNEL);
+const sharing: RunSharing = {
+  locks: pageRunLocks(),
+  broadcast: (message: RunChannelMessage) => channel?.postMessage(message),
+};
+
+export const runsStore = createRunsStore(runRepository, runStore, storageEstimate, Date.now, sharing);
+if (channel) channel.onmessage = (event: MessageEvent<RunChannelMessage>) => runsStore.getState().remote(event.data);
 
 /**
  * Where the machine allows (≥ 4 logical cores), a queue runs two runs at a time: the second lane is a runs store
@@ -44,10 +54,12 @@ function queueLanes(queue: RunQueue): RunsStore[] {
         }) as unknown as WorkerLike,
     ),
     storageEstimate,
+    Date.now,
+    sharing,
   );
   return [secondLane];
 }
-export const queueStore = createQueueStore(runRepository, runsStore, queueLanes);
+export const queueStore = createQueueStore(runRepository, runsStore, queueLanes, Date.now, sharing.locks);
 // a single run (no queue going) takes every core again
 queueStore.subscribe((s) => {
   if (s.activeId === null) shareCores(1);

@@ -8,6 +8,8 @@ import type { BackendChoice } from '../worker/protocol';
 import type { RunStore } from '../train/liveRunStore';
 import { isActive } from '../train/liveRunState';
 import { restoreRunState } from './restoreRunState';
+import type { RemoteProgress, RunChannelMessage } from './runChannel';
+import { MemoryLocks, runLockName, type RunLocks } from './runLocks';
 import { newRunId, type RunRecord } from './runRecord';
 import type { RunRepository } from './runRepository';
 
@@ -31,6 +33,8 @@ export interface RunsState {
   error: string | null;
   /** runs ticked for the compare view */
   selected: string[];
+  /** runs another tab trains now (it holds their lock), with their progress as its channel last said */
+  elsewhere: Record<string, RemoteProgress>;
 }
 
 export interface RunsActions {
@@ -46,6 +50,14 @@ export interface RunsActions {
   setError(message: string | null): void;
   /** resolves when the run store's current run has ended (immediately when none is going) */
   runEnded(): Promise<void>;
+  /** a message from another tab on the runs channel (runChannel.ts) */
+  remote(message: RunChannelMessage): void;
+}
+
+/** How this page shares runs with its other tabs: the locks (runLocks.ts) and the channel's sending end. */
+export interface RunSharing {
+  locks: RunLocks;
+  broadcast(message: RunChannelMessage): void;
 }
 
 export type RunsStore = StoreApi<RunsState & RunsActions>;
@@ -57,7 +69,25 @@ export function createRunsStore(
   runStore: RunStore,
   estimate: () => Promise<{ usage: number; quota: number } | null> = async () => null,
   now: () => number = Date.now,
+  sharing: RunSharing = { locks: new MemoryLocks(), broadcast: () => {} },
 ): RunsStore {
+  const { locks, broadcast } = sharing;
+  /** the lock of the run this store's worker trains (released when it ends) */
+  let ownLock: { runId: string; release: () => void } | null = null;
+  const takeLock = async (runId: string): Promise<boolean> => {
+    const release = await locks.tryAcquire(runLockName(runId));
+    if (release === null) return false;
+    ownLock?.release();
+    ownLock = { runId, release };
+    return true;
+  };
+  const dropLock = () => {
+    ownLock?.release();
+    ownLock = null;
+  };
+  const inAnotherTab = (id: string) =>
+    `run ${id} is running in another tab: watch it there, or continue it here once that tab stops it or closes`;
+  let lastReshow = 0;
   const store = createStore<RunsState & RunsActions>()((set, get) => {
     const guard = async <T>(f: () => Promise<T>): Promise<T | null> => {
       try {
@@ -67,20 +97,42 @@ export function createRunsStore(
         return null;
       }
     };
+    /** once another tab lets go of a run: a record it left 'running' (the tab closed) is interrupted */
+    const watchElsewhere = (id: string) => {
+      void locks.whenFree(runLockName(id)).then(async () => {
+        await guard(async () => {
+          const r = await repo();
+          const rec = await r.getRun(id);
+          if (rec && rec.status === 'running' && ownLock?.runId !== id)
+            await r.putRun({ ...rec, status: 'interrupted', updatedAt: now() });
+        });
+        const { [id]: _gone, ...rest } = get().elsewhere;
+        set({ elsewhere: rest });
+        await get().refresh();
+      });
+    };
     return {
       runs: [],
       loaded: false,
       estimate: null,
       error: null,
       selected: [],
+      elsewhere: {},
       async load() {
         await guard(async () => {
           const r = await repo();
           const live = runStore.getState().recordId;
+          const others = await locks.heldElsewhere();
+          const elsewhere: Record<string, RemoteProgress> = {};
           for (const run of await r.listRuns()) {
-            if (run.status === 'running' && !(run.id === live && isActive(runStore.getState().status)))
-              await r.putRun({ ...run, status: 'interrupted', updatedAt: now() });
+            if (run.status !== 'running' || (run.id === live && isActive(runStore.getState().status))) continue;
+            // another tab's worker trains it: read-only here until that tab lets go
+            if (others.has(runLockName(run.id))) {
+              elsewhere[run.id] = { stage: run.stage, step: run.step, totalSteps: run.totalSteps };
+              watchElsewhere(run.id);
+            } else await r.putRun({ ...run, status: 'interrupted', updatedAt: now() });
           }
+          set({ elsewhere });
         });
         await get().refresh();
         set({ loaded: true });
@@ -100,6 +152,10 @@ export function createRunsStore(
           return null;
         }
         const id = newRunId(now());
+        if (!(await takeLock(id))) {
+          set({ error: inAnotherTab(id) });
+          return null;
+        }
         const record: RunRecord = {
           id,
           createdAt: now(),
@@ -128,7 +184,10 @@ export function createRunsStore(
           await (await repo()).putRun(record);
           return true;
         });
-        if (!ok) return null;
+        if (!ok) {
+          dropLock();
+          return null;
+        }
         runStore.getState().start(run.config, run.backendChoice, { runId: id, resume: false });
         await get().refresh();
         return id;
@@ -138,7 +197,11 @@ export function createRunsStore(
           set({ error: 'a run is going: stop it before resuming another' });
           return;
         }
-        await guard(async () => {
+        if (get().elsewhere[id] !== undefined || !(await takeLock(id))) {
+          set({ error: inAnotherTab(id) });
+          return;
+        }
+        const started = await guard(async () => {
           const r = await repo();
           const record = await r.getRun(id);
           if (!record) throw new Error(`run ${id} is no longer stored`);
@@ -153,7 +216,9 @@ export function createRunsStore(
           runStore
             .getState()
             .start(record.config, record.backend ?? record.backendChoice, { runId: id, resume: true }, restored);
+          return true;
         });
+        if (started === null) dropLock();
         await get().refresh();
       },
       async showRun(id) {
@@ -171,6 +236,10 @@ export function createRunsStore(
           set({ error: 'this run is going: stop it before deleting it' });
           return;
         }
+        if (get().elsewhere[id] !== undefined) {
+          set({ error: inAnotherTab(id) });
+          return;
+        }
         await guard(async () => (await repo()).deleteRun(id));
         await get().refresh();
       },
@@ -183,6 +252,42 @@ export function createRunsStore(
       },
       setError(m) {
         set({ error: m });
+      },
+      remote(m) {
+        switch (m.type) {
+          case 'progress': {
+            if (ownLock?.runId === m.runId) return;
+            const known = get().elsewhere[m.runId] !== undefined;
+            set({
+              elsewhere: {
+                ...get().elsewhere,
+                [m.runId]: { stage: m.stage, step: m.step, totalSteps: m.totalSteps },
+              },
+            });
+            if (!known) {
+              // a run another tab started (or resumed) since this table was read
+              watchElsewhere(m.runId);
+              void get().refresh();
+            }
+            // the Train view shows that run (read-only): redraw it from the stored steps, at most every 2 s
+            const shown = runStore.getState();
+            if (shown.recordId === m.runId && !isActive(shown.status) && now() - lastReshow > 2000) {
+              lastReshow = now();
+              void get().showRun(m.runId);
+            }
+            return;
+          }
+          case 'ended': {
+            const { [m.runId]: _gone, ...rest } = get().elsewhere;
+            set({ elsewhere: rest });
+            void get().refresh();
+            return;
+          }
+          default: {
+            const never: never = m;
+            throw new Error(`unknown runs channel message ${JSON.stringify(never)}`);
+          }
+        }
       },
       runEnded() {
         return new Promise((resolve) => {
@@ -202,9 +307,18 @@ export function createRunsStore(
   });
   // a run that ends (or saves its first checkpoint) shows up in the table with its new status
   let wasActive = false;
+  let lastSent = '';
   runStore.subscribe((s) => {
     const active = isActive(s.status);
+    if (active && s.recordId !== null && ownLock?.runId === s.recordId) {
+      const sent = `${s.recordId} ${s.stage} ${s.step} ${s.totalSteps}`;
+      if (sent !== lastSent) {
+        lastSent = sent;
+        broadcast({ type: 'progress', runId: s.recordId, stage: s.stage, step: s.step, totalSteps: s.totalSteps });
+      }
+    }
     if (wasActive && !active) {
+      const ended = ownLock?.runId ?? null;
       const failed = s.status === 'failed' && s.recordId !== null ? { id: s.recordId, error: s.error } : null;
       void (async () => {
         // a run that failed before the worker could save anything (no backend, storage did not open) is marked here
@@ -215,7 +329,13 @@ export function createRunsStore(
             await r.putRun({ ...rec, status: 'failed', error: failed.error?.message ?? 'failed', updatedAt: now() });
         }
         await store.getState().refresh();
-      })().catch((e: unknown) => store.getState().setError(message(e)));
+      })()
+        .catch((e: unknown) => store.getState().setError(message(e)))
+        .finally(() => {
+          // the record is final: other tabs may continue the run from here on
+          if (ownLock?.runId === ended) dropLock();
+          if (ended !== null) broadcast({ type: 'ended', runId: ended });
+        });
     }
     wasActive = active;
   });

@@ -4,7 +4,7 @@
 // problem names its field, so a bad link says what is wrong instead of silently falling back.
 import { overrideLines } from '../overrideLines';
 import { ConfigError, DEFAULT_CONFIG, parseOverride, resolveConfig } from '../../core/experiment/config';
-import { fileReferenceMessage } from '../../core/experiment/fileReference';
+import { configFileReferenceErrors } from '../../core/experiment/fileReference';
 import { parseSeed } from '../../core/experiment/numberText';
 import { BACKEND_CHOICES, type BackendChoice, isOneOf } from '../../core/methodVocabulary';
 
@@ -68,8 +68,7 @@ export function parseTrainLink(query: string, presets: readonly string[] | null)
     try {
       const cfg = resolveConfig(parseOverride(s), DEFAULT_CONFIG, 'link');
       // in the tab a file is named inside the app's origin (the schema already refuses any URL)
-      const outside = fileReferenceMessage('teacher.checkpoint', cfg.teacher.checkpoint, 'app');
-      if (outside !== null) errors.push(`set ${s}: ${outside}`);
+      errors.push(...configFileReferenceErrors(cfg, 'app').map((m) => `set ${s}: ${m}`));
     } catch (e) {
       errors.push(...messagesOf(e).map((m) => `set ${s}: ${m}`));
     }

@@ -3,9 +3,12 @@
 // in words. The rows come from src/core/gateInspection.ts, which reads the gate's own evaluations (a live run's
 // events or a replay's evaluation lines). Test ids: `gate-window-row` with data-window-index, data-step and
 // data-retired="true" on the row where the teacher retires.
+import { useState } from 'react';
 import { formatGateNumber as f, type InspectionRow } from '../../core/gateInspection';
 import { ExplainButton } from './ExplainButton';
 import { GateTimeline, type TimelineProps } from './GateTimeline';
+import { HiddenRows } from '../HiddenRowsNote';
+import { shownRows } from '../shownRows';
 import './teaching.css';
 
 export interface GateInspectorProps extends Omit<TimelineProps, 'rows'> {
@@ -32,6 +35,12 @@ function CriterionCell(props: { value: number | null; met: boolean | null; holds
 }
 
 export function GateInspector({ rows, delta, gamma, ...timeline }: GateInspectorProps) {
+  const [all, setAll] = useState(false);
+  const { shown, hidden } = shownRows(
+    rows,
+    rows.findIndex((r) => r.decision === 'retire'),
+    all,
+  );
   return (
     <section className="gate-inspector" aria-label="gate inspector">
       <h3>
@@ -67,7 +76,7 @@ export function GateInspector({ rows, delta, gamma, ...timeline }: GateInspector
               </tr>
             </thead>
             <tbody>
-              {rows.map((r) => [
+              {shown.map(({ row: r }) => [
                 <tr
                   key={r.windowIndex}
                   data-testid="gate-window-row"
@@ -98,6 +107,7 @@ export function GateInspector({ rows, delta, gamma, ...timeline }: GateInspector
               ])}
             </tbody>
           </table>
+          <HiddenRows hidden={hidden} total={rows.length} onShowAll={() => setAll(true)} />
         </div>
       )}
     </section>

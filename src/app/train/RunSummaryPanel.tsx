@@ -45,7 +45,8 @@ function RunExport() {
   const replay = () => {
     if (!settings) return;
     const text = metricsJsonl(lines());
-    handToReplay({ logs: [{ name: fileName, text, bytes: new TextEncoder().encode(text).length }], settings });
+    const blob = new Blob([text], { type: 'application/jsonl' });
+    handToReplay({ logs: [{ name: fileName, bytes: blob.size, blob }], settings });
     window.location.hash = 'replay';
   };
   return (

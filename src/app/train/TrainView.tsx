@@ -22,6 +22,7 @@ import { ChartExplainers, KnobExplainers, TRAIN_CHARTS } from '../teaching/Chart
 import { LiveTeachingPanel } from '../teaching/LazyLiveTeachingPanel';
 import { StepButton } from '../teaching/StepButton';
 import { BackendBadge } from './BackendBadge';
+import { configFileReferenceErrors } from '../../core/experiment/fileReference';
 
 const BACKEND_LABELS: Record<BackendChoice, string> = {
   auto: 'auto',
@@ -65,7 +66,10 @@ function RunControls() {
     if (!resolved.preset || seedError) return { config: null, error: null };
     const lines = overrideLines(overrides);
     try {
-      return { config: applyOverrides({ ...resolved.preset.config, seed: seedValue }, lines), error: null };
+      const config = applyOverrides({ ...resolved.preset.config, seed: seedValue }, lines);
+      const offOrigin = configFileReferenceErrors(config, 'app');
+      if (offOrigin.length > 0) return { config: null, error: `overrides: ${offOrigin.join('; ')}` };
+      return { config, error: null };
     } catch (e) {
       const detail = e instanceof ConfigError ? e.messages.join('; ') : e instanceof Error ? e.message : String(e);
       return { config: null, error: `overrides: ${detail}` };

@@ -46,3 +46,19 @@ export function fileReferenceMessage(key: string, value: string, scope: FileRefe
   if (problem === null) return null;
   return `${key}: ${problem} (got ${JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value)})`;
 }
+
+/** The config keys whose values name files, and how to read each from a resolved config. */
+/** The part of an ExperimentConfig that names files (a structural type: config.ts itself imports this module). */
+interface FileNamingConfig {
+  teacher: { checkpoint: string };
+}
+
+const FILE_KEYS = [['teacher.checkpoint', (c: FileNamingConfig) => c.teacher.checkpoint]] as const;
+
+/** Every file reference of a resolved config that `scope` does not accept, one message per key (the tab's form,
+ * link and queue check what they will fetch with this). */
+export function configFileReferenceErrors(config: FileNamingConfig, scope: FileReferenceScope): string[] {
+  return FILE_KEYS.map(([key, read]) => fileReferenceMessage(key, read(config), scope)).filter(
+    (m): m is string => m !== null,
+  );
+}

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { fileReferenceMessage, fileReferenceProblem } from '../../../src/core/experiment/fileReference';
+import { DEFAULT_CONFIG } from '../../../src/core/experiment/config';
+import {
+  configFileReferenceErrors,
+  fileReferenceMessage,
+  fileReferenceProblem,
+} from '../../../src/core/experiment/fileReference';
 
 const NOT_A_URL = 'not a URL or a scheme';
 
@@ -59,5 +64,16 @@ describe('fileReferenceProblem', () => {
         '(http:): nothing is fetched from elsewhere (got "http://OTHER-HOST/teachers/shell")',
     );
     expect(fileReferenceMessage('teacher.checkpoint', 'teachers/shell', 'app')).toBeNull();
+  });
+});
+
+describe('the file references of a resolved config', () => {
+  it('finds a teacher checkpoint outside the app in the tab, and nothing in the default config', () => {
+    expect(configFileReferenceErrors(DEFAULT_CONFIG, 'app')).toEqual([]);
+    const away = { ...DEFAULT_CONFIG, teacher: { ...DEFAULT_CONFIG.teacher, checkpoint: '/srv/teachers/shell' } };
+    expect(configFileReferenceErrors(away, 'app')).toEqual([
+      'teacher.checkpoint: expected a relative path inside the app, e.g. teachers/shell, not an absolute path (got "/srv/teachers/shell")',
+    ]);
+    expect(configFileReferenceErrors(away, 'local')).toEqual([]);
   });
 });

@@ -1,0 +1,16 @@
+// The run-folder import's Web Worker (a module worker): wiring only; the logic is importWorkerHandler.ts.
+import { IdbRunRepository } from '../runs/idbRunRepository';
+import { createImportWorkerHandler } from './importWorkerHandler';
+import type { ImportWorkerRequest, ImportWorkerResponse } from './importWorkerProtocol';
+
+interface WorkerScope {
+  postMessage(message: ImportWorkerResponse): void;
+  onmessage: ((event: MessageEvent<ImportWorkerRequest>) => void) | null;
+}
+const scope = self as unknown as WorkerScope;
+const repository = IdbRunRepository.open();
+const handler = createImportWorkerHandler(
+  (message) => scope.postMessage(message),
+  () => repository,
+);
+scope.onmessage = (event) => void handler.handle(event.data);

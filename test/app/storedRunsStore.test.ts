@@ -1,0 +1,130 @@
+// One tab owns a run: two runs stores sharing one lock registry stand for two tabs of one browser; the runs channel
+// is a list of messages handed from one to the other.
+import { describe, expect, it } from 'vitest';
+import type { RunChannelMessage } from '../../src/app/runs/runChannel';
+import { LockRegistry, MemoryLocks, runLockName } from '../../src/app/runs/runLocks';
+import { MemoryRunRepository } from '../../src/app/runs/runRepository';
+import { createRunsStore } from '../../src/app/runs/storedRunsStore';
+import type { WorkerLike, WorkerRequest, WorkerResponse } from '../../src/app/worker/protocol';
+import { createRunStore } from '../../src/app/train/liveRunStore';
+import { CONFIG, summary } from './runFixtures';
+import { freshRecord } from './runRecordFixtures';
+
+/** A worker that starts a run, reports one student step, and ends it when told. */
+class SteppingWorker implements WorkerLike {
+  onmessage: ((event: MessageEvent<WorkerResponse>) => void) | null = null;
+  onerror: ((event: ErrorEvent) => void) | null = null;
+  readonly starts: Extract<WorkerRequest, { type: 'start' }>[] = [];
+  private reply(r: WorkerResponse) {
+    this.onmessage?.({ data: r } as MessageEvent<WorkerResponse>);
+  }
+  postMessage(message: WorkerRequest): void {
+    if (message.type !== 'start') return;
+    this.starts.push(message);
+    this.reply({ type: 'ack', id: message.id, of: 'start' });
+    this.reply({ type: 'backend', id: message.id, backend: 'cpu', skipped: [] });
+    this.reply({
+      type: 'events',
+      id: message.id,
+      events: [
+        { type: 'stage', stage: 'student', status: 'start', totalSteps: 20 },
+        { type: 'step', stage: 'student', step: 1, totalSteps: 20, metrics: { step: 1 } },
+      ],
+    });
+  }
+  finish(): void {
+    const id = this.starts.at(-1)!.id;
+    this.reply({ type: 'events', id, events: [{ type: 'done', summary: summary('completed', 10) }] });
+  }
+  terminate(): void {}
+}
+
+function tab(repo: MemoryRunRepository, registry: LockRegistry) {
+  const worker = new SteppingWorker();
+  const sent: RunChannelMessage[] = [];
+  const runStore = createRunStore(() => worker, { sharedControl: false });
+  let t = 1000;
+  const runs = createRunsStore(
+    async () => repo,
+    runStore,
+    async () => null,
+    () => (t += 10),
+    { locks: new MemoryLocks(registry), broadcast: (m) => sent.push(m) },
+  );
+  return { worker, runs, runStore, sent };
+}
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+describe('one tab owns a run', () => {
+  it('lists a run whose lock another tab holds as running there, not interrupted, and will not continue it', async () => {
+    const repo = new MemoryRunRepository();
+    const registry = new LockRegistry();
+    const a = tab(repo, registry);
+    const b = tab(repo, registry);
+    const id = await a.runs.getState().startRun({
+      preset: 'unit',
+      overrides: [],
+      config: CONFIG,
+      backendChoice: 'cpu',
+    });
+    expect(id).not.toBeNull();
+    // a run a closed tab left 'running' (nobody holds its lock) beside it
+    await repo.putRun({ ...freshRecord('run-closed'), status: 'running' });
+    await repo.checkpoints('run-closed').write('student-000005', new Map());
+
+    await b.runs.getState().load();
+    const statusIn = async (runId: string) => (await repo.getRun(runId))?.status;
+    expect(await statusIn(id!)).toBe('running');
+    expect(await statusIn('run-closed')).toBe('interrupted');
+    expect(Object.keys(b.runs.getState().elsewhere)).toEqual([id]);
+
+    await b.runs.getState().resumeRun(id!);
+    expect(b.runs.getState().error).toBe(
+      `run ${id} is running in another tab: watch it there, or continue it here once that tab stops it or closes`,
+    );
+    expect(b.worker.starts).toEqual([]);
+    await b.runs.getState().remove(id!);
+    expect(await repo.getRun(id!)).toBeDefined();
+  });
+
+  it('tells the other tab each step and the end; once the owner lets go, the run is no longer elsewhere', async () => {
+    const repo = new MemoryRunRepository();
+    const registry = new LockRegistry();
+    const a = tab(repo, registry);
+    const b = tab(repo, registry);
+    const id = (await a.runs.getState().startRun({
+      preset: 'unit',
+      overrides: [],
+      config: CONFIG,
+      backendChoice: 'cpu',
+    }))!;
+    await b.runs.getState().load();
+    expect(a.sent.at(-1)).toEqual({ type: 'progress', runId: id, stage: 'student', step: 1, totalSteps: 20 });
+    for (const m of a.sent) b.runs.getState().remote(m);
+    expect(b.runs.getState().elsewhere[id]).toEqual({ stage: 'student', step: 1, totalSteps: 20 });
+
+    a.worker.finish();
+    for (let i = 0; i < 10 && (await registry.held.has(runLockName(id))); i++) await settle();
+    expect(registry.held.has(runLockName(id))).toBe(false);
+    expect(a.sent.at(-1)).toEqual({ type: 'ended', runId: id });
+    await settle();
+    expect(b.runs.getState().elsewhere).toEqual({});
+  });
+
+  it('continues an interrupted run in one tab only: the second tab to try is refused', async () => {
+    const repo = new MemoryRunRepository();
+    const registry = new LockRegistry();
+    await repo.putRun({ ...freshRecord('run-x'), status: 'interrupted' });
+    await repo.checkpoints('run-x').write('student-000005', new Map());
+    const a = tab(repo, registry);
+    const b = tab(repo, registry);
+    await a.runs.getState().load();
+    await b.runs.getState().load();
+    await a.runs.getState().resumeRun('run-x');
+    await b.runs.getState().resumeRun('run-x');
+    expect(a.worker.starts).toHaveLength(1);
+    expect(b.worker.starts).toHaveLength(0);
+    expect(b.runs.getState().error).toMatch(/^run run-x is running in another tab/);
+  });
+});
