@@ -1,7 +1,9 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
+import { publishPlugins } from './vite.publish';
 
 // Cross-origin isolation lets tfjs-wasm use threads (SharedArrayBuffer) in the dev and preview servers alike.
 const isolation = {
@@ -52,7 +54,9 @@ function tfjsWasmThreadsPlugin(): Plugin {
 }
 
 export default defineConfig({
-  plugins: [react(), tfjsWasmThreadsPlugin()],
+  // relative asset URLs: one build works at any path of any static host (vite.publish.ts, docs/deploy.md)
+  base: './',
+  plugins: [react(), tfjsWasmThreadsPlugin(), ...publishPlugins(dirname(fileURLToPath(import.meta.url)))],
   server: { headers: isolation },
   preview: { headers: isolation },
   // the training worker (and the bench worker) are bundled separately: they need the plugin too

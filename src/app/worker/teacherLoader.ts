@@ -6,15 +6,13 @@ import { decodeCheckpoint, type CheckpointFiles } from '../../engine/trainer/che
 import { weightsFromHost } from '../../engine/hostTensor';
 import { modelConfigFor } from '../../engine/modelConfig';
 import type { WeightRecord } from '../../engine/weights';
+import { appRoot } from '../appRoot';
 
 const FILES = ['model.json', 'weights.bin', 'state.json'] as const;
 
 export class TeacherCheckpointError extends Error {
   override name = 'TeacherCheckpointError';
 }
-
-/** The app's own root (the worker's origin plus Vite's base), where public/ is served. */
-const appRoot = () => new URL(import.meta.env.BASE_URL, self.location.origin);
 
 export async function loadTeacher(
   cfg: ExperimentConfig,
