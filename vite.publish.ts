@@ -49,6 +49,8 @@ function buildInfoPlugin(root: string): Plugin {
         define: {
           __RETIRELAB_VERSION__: JSON.stringify(pkg.version),
           __RETIRELAB_BUILD_ID__: JSON.stringify(command === 'build' ? buildId(root) : 'dev'),
+          // the built app registers the service worker (whatever NODE_ENV is: tests build under 'test')
+          __RETIRELAB_BUILT__: JSON.stringify(command === 'build'),
         },
       };
     },

@@ -42,8 +42,8 @@ export async function startStaticServer(options: StaticServerOptions): Promise<S
     throw new UserError(`--dir ${options.dir}: no index.html there (build the app first: npm run build)`);
   }
   const base = normaliseBase(options.base);
-  // no cache headers (as plain hosts send none or short ones); etags for revalidation; no SPA fallback
-  const files = sirv(dir, { dev: false, etag: true, dotfiles: false, extensions: [] });
+  // no cache headers (plain hosts send none or short ones), etags, no SPA fallback; `/x` finds x.html, `/d/` d/index.html
+  const files = sirv(dir, { dev: false, etag: true, dotfiles: false });
   const notFound = (res: ServerResponse) => {
     res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' });
     res.end('404 not found\n');

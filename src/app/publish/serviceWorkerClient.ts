@@ -5,6 +5,7 @@
 import { Workbox } from 'workbox-window';
 import { createStore } from 'zustand/vanilla';
 import { appRoot } from '../appRoot';
+import { BUILT } from './buildInfo';
 import { describeIsolation, type IsolationFacts, type IsolationStatus } from './isolationStatus';
 
 export interface PublishState {
@@ -20,7 +21,7 @@ const RELOADED_KEY = 'retirelab:isolation-reload';
 
 const facts: IsolationFacts = {
   isolated: globalThis.crossOriginIsolated === true,
-  published: import.meta.env.PROD,
+  published: BUILT,
   serviceWorkerApi: typeof navigator !== 'undefined' && 'serviceWorker' in navigator,
   secureContext: globalThis.isSecureContext === true,
   controlled: typeof navigator !== 'undefined' && navigator.serviceWorker?.controller != null,

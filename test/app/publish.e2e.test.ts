@@ -1,0 +1,193 @@
+// The published lab in a real Chromium, as a teacher meets it: the production build (relative asset URLs) served by
+// a plain static server (cli/serveStatic.ts: no COOP/COEP headers, GitHub Pages-like) under a sub-path. The page
+// loads, its service worker reloads it once and it is cross-origin isolated; the smoke preset trains on threaded
+// wasm and Step advances exactly one step; with the server stopped, a reload still loads the app (isolated, from
+// the service worker's cache), smoke trains again and the run stored before the reload is still listed; and a new
+// version of the service worker is offered as "update available — reload", which keeps the stored runs.
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BrowserContext, Page } from 'playwright-core';
+import { build } from 'vite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startStaticServer, type StaticServer } from '../../cli/serveStatic';
+import { CHROMIUM_PATH, launchChromium } from '../support/chromium';
+import { ROOT } from './appServer';
+
+const BASE = '/retirelab/';
+
+/** Whether the page is cross-origin isolated, or null while it is between two documents (the isolating reload). */
+async function isolated(page: Page): Promise<boolean | null> {
+  try {
+    return await page.evaluate(() => globalThis.crossOriginIsolated);
+  } catch {
+    return null;
+  }
+}
+
+/** Where a held run is: "held after student step 4" → { stage: 'student', step: 4 }. */
+async function position(page: Page): Promise<{ stage: string; step: number }> {
+  const text = (await page.getByTestId('step-position').textContent()) ?? '';
+  const m = /held after (\w*) step (\d+)/.exec(text);
+  if (!m) throw new Error(`not held: "${text}"`);
+  return { stage: m[1] ?? '', step: Number(m[2]) };
+}
+
+const STAGES = ['demonstrations', 'sft', 'teacher', 'student'];
+
+// One scenario in order (never shuffled): each step continues in the page and the origin the previous one left.
+describe.skipIf(!existsSync(CHROMIUM_PATH))('the published build on a plain static host', { shuffle: false }, () => {
+  let outDir: string;
+  let server: StaticServer | null = null;
+  let port = 0;
+  let browser: BrowserContext;
+  let page: Page;
+  const pageErrors: string[] = [];
+  /** main-frame documents loaded (the first visit, then the service worker's isolating reload) */
+  let documents = 0;
+  let firstRunId = '';
+  /** the wasm badge of the first run: the threaded build with one thread per logical core */
+  let threadedBadge = '';
+
+  beforeAll(async () => {
+    outDir = mkdtempSync(join(tmpdir(), 'retirelab-publish-'));
+    await build({
+      root: ROOT,
+      configFile: join(ROOT, 'vite.config.ts'),
+      logLevel: 'error',
+      build: { outDir, emptyOutDir: true },
+    });
+    server = await startStaticServer({ dir: outDir, base: BASE, port: 0, host: '127.0.0.1' });
+    port = server.port;
+    browser = await launchChromium();
+    page = await browser.newPage();
+    page.setDefaultTimeout(90_000);
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    page.on('load', () => documents++);
+  }, 300_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    if (outDir) rmSync(outDir, { recursive: true, force: true });
+  });
+
+  const rows = () => page.getByTestId('run-row');
+  const status = () => page.getByTestId('run-status');
+
+  async function trainSmoke(): Promise<void> {
+    await page
+      .getByLabel('preset', { exact: true })
+      .locator('option[value="smoke"]')
+      .waitFor({ state: 'attached', timeout: 60_000 });
+    await page.getByLabel('preset', { exact: true }).selectOption('smoke');
+    await page.getByLabel('backend', { exact: true }).selectOption('wasm');
+    await page.getByRole('button', { name: 'Start', exact: true }).click();
+  }
+
+  it('is served at a sub-path with no isolation headers, and is cross-origin isolated after one reload', async () => {
+    const res = await fetch(`http://127.0.0.1:${port}${BASE}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cross-origin-opener-policy')).toBeNull();
+    expect(res.headers.get('cross-origin-embedder-policy')).toBeNull();
+    // GitHub Pages' way with a folder path lacking its slash, and nothing outside the base
+    expect((await fetch(`http://127.0.0.1:${port}/retirelab`, { redirect: 'manual' })).headers.get('location')).toBe(
+      BASE,
+    );
+    expect((await fetch(`http://127.0.0.1:${port}/index.html`)).status).toBe(404);
+
+    await page.goto(`http://127.0.0.1:${port}${BASE}#train`);
+    await expect.poll(() => isolated(page), { timeout: 120_000, interval: 250 }).toBe(true);
+    await page.getByRole('heading', { name: 'Train', level: 2 }).waitFor({ timeout: 60_000 });
+    expect(documents, 'the first visit, then exactly one reload by the service worker').toBe(2);
+    const isolation = page.getByTestId('isolation-status');
+    expect(await isolation.getAttribute('data-state')).toBe('isolated');
+    expect(await isolation.textContent()).toContain('service worker');
+    expect(await page.getByTestId('app-version').textContent()).toMatch(/^RetireLab v\d+\.\d+\.\d+ · [0-9a-f]{7}\+?$/);
+  }, 300_000);
+
+  it('trains the smoke preset on threaded wasm, and Step advances exactly one step', async () => {
+    await trainSmoke();
+    const badge = page.getByTestId('run-wasm');
+    await badge.waitFor({ timeout: 120_000 });
+    const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+    threadedBadge = cores >= 2 ? `threaded-simd × ${cores} threads` : 'simd × 1 thread';
+    expect(await badge.textContent()).toBe(threadedBadge);
+    await expect.poll(() => status().textContent(), { timeout: 60_000, interval: 50 }).toBe('running');
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await expect.poll(() => status().textContent(), { timeout: 60_000 }).toBe('paused');
+    const step = page.getByTestId('step-button');
+    expect(await step.isEnabled()).toBe(true);
+    const before = await position(page);
+    await step.click();
+    await expect
+      .poll(
+        async () =>
+          (await status().textContent()) === 'paused' &&
+          JSON.stringify(await position(page).catch(() => before)) !== JSON.stringify(before),
+        { timeout: 60_000, interval: 100 },
+      )
+      .toBe(true);
+    const after = await position(page);
+    // one step on in the same stage, or step 1 of the next stage that has steps
+    if (after.stage === before.stage) expect(after.step).toBe(before.step + 1);
+    else {
+      expect(STAGES.indexOf(after.stage)).toBeGreaterThan(STAGES.indexOf(before.stage));
+      expect(after.step).toBe(1);
+    }
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await expect.poll(() => status().textContent(), { timeout: 300_000, interval: 500 }).toBe('completed');
+    await expect.poll(() => rows().count(), { timeout: 30_000 }).toBe(1);
+    firstRunId = (await rows().first().getAttribute('data-run-id')) ?? '';
+    expect(firstRunId).not.toBe('');
+    expect(pageErrors).toEqual([]);
+  }, 600_000);
+
+  it('loads, stays isolated and trains again with the server stopped; the stored run is still listed', async () => {
+    await server?.close();
+    server = null;
+    await expect(fetch(`http://127.0.0.1:${port}${BASE}`)).rejects.toThrow();
+
+    await page.reload();
+    await page.getByRole('heading', { name: 'Train', level: 2 }).waitFor({ timeout: 60_000 });
+    expect(await isolated(page)).toBe(true);
+    const first = page.locator(`[data-testid="run-row"][data-run-id="${firstRunId}"]`);
+    await expect.poll(() => first.getAttribute('data-status'), { timeout: 60_000 }).toBe('completed');
+    // the shipped teachers and both wasm flavours come from the cache too (none of them is used by smoke)
+    const cached = await page.evaluate(async () => {
+      const wasm = performance
+        .getEntriesByType('resource')
+        .map((e) => e.name)
+        .filter((n) => n.endsWith('.wasm'));
+      const urls = ['teachers/shell/weights.bin', 'teachers/house/model.json', 'presets/retire-shop.json', ...wasm];
+      return Promise.all(urls.map(async (u) => [u, (await fetch(new URL(u, location.href))).status] as const));
+    });
+    for (const [url, code] of cached) expect(code, url).toBe(200);
+
+    await trainSmoke();
+    expect(await page.getByTestId('run-wasm').textContent({ timeout: 120_000 })).toMatch(/^(threaded-simd|simd) × /);
+    expect(await page.getByTestId('run-wasm').textContent()).toBe(threadedBadge);
+    await expect.poll(() => status().textContent(), { timeout: 300_000, interval: 500 }).toBe('completed');
+    await expect.poll(() => rows().count(), { timeout: 30_000 }).toBe(2);
+    expect(await first.getAttribute('data-status')).toBe('completed');
+    expect(pageErrors).toEqual([]);
+  }, 600_000);
+
+  it('offers a new version as "update available — reload", and keeps the stored runs through it', async () => {
+    const sw = join(outDir, 'serviceWorker.js');
+    writeFileSync(sw, `${readFileSync(sw, 'utf8')}\n// a new version\n`);
+    server = await startStaticServer({ dir: outDir, base: BASE, port, host: '127.0.0.1' });
+    await page.evaluate(async () => (await navigator.serviceWorker.getRegistration())?.update());
+    const prompt = page.getByTestId('update-available');
+    await prompt.waitFor({ timeout: 60_000 });
+    expect(await prompt.textContent()).toContain('update available — reload');
+    const loaded = documents;
+    await page.getByTestId('update-reload').click();
+    await expect.poll(() => documents, { timeout: 60_000 }).toBe(loaded + 1);
+    await page.getByRole('heading', { name: 'Train', level: 2 }).waitFor({ timeout: 60_000 });
+    await expect.poll(() => rows().count(), { timeout: 60_000 }).toBe(2);
+    expect(await page.getByTestId('update-available').count()).toBe(0);
+    expect(await isolated(page)).toBe(true);
+    expect(pageErrors).toEqual([]);
+  }, 300_000);
+});
