@@ -3,14 +3,16 @@
 // loads, its service worker reloads it once and it is cross-origin isolated; the smoke preset trains on threaded
 // wasm and Step advances exactly one step; with the server stopped, a reload still loads the app (isolated, from
 // the service worker's cache), smoke trains again and the run stored before the reload is still listed; and a new
-// version of the service worker is offered as "update available — reload", which keeps the stored runs.
+// version of the service worker is offered as "update available — reload", which keeps the stored runs. Where no
+// service worker can run, the page says why it stays single-threaded, Step says it too, and smoke trains on one thread.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStaticServer, type StaticServer } from '../../cli/serveStatic';
+import { CHROMIUM_FLAGS } from '../../cli/chromium';
 import { CHROMIUM_PATH, launchChromium } from '../support/chromium';
 import { ROOT } from './appServer';
 
@@ -75,7 +77,7 @@ describe.skipIf(!existsSync(CHROMIUM_PATH))('the published build on a plain stat
   const rows = () => page.getByTestId('run-row');
   const status = () => page.getByTestId('run-status');
 
-  async function trainSmoke(): Promise<void> {
+  async function trainSmoke(page: Page): Promise<void> {
     await page
       .getByLabel('preset', { exact: true })
       .locator('option[value="smoke"]')
@@ -107,7 +109,7 @@ describe.skipIf(!existsSync(CHROMIUM_PATH))('the published build on a plain stat
   }, 300_000);
 
   it('trains the smoke preset on threaded wasm, and Step advances exactly one step', async () => {
-    await trainSmoke();
+    await trainSmoke(page);
     const badge = page.getByTestId('run-wasm');
     await badge.waitFor({ timeout: 120_000 });
     const cores = await page.evaluate(() => navigator.hardwareConcurrency);
@@ -164,7 +166,7 @@ describe.skipIf(!existsSync(CHROMIUM_PATH))('the published build on a plain stat
     });
     for (const [url, code] of cached) expect(code, url).toBe(200);
 
-    await trainSmoke();
+    await trainSmoke(page);
     expect(await page.getByTestId('run-wasm').textContent({ timeout: 120_000 })).toMatch(/^(threaded-simd|simd) × /);
     expect(await page.getByTestId('run-wasm').textContent()).toBe(threadedBadge);
     await expect.poll(() => status().textContent(), { timeout: 300_000, interval: 500 }).toBe('completed');
@@ -190,4 +192,29 @@ describe.skipIf(!existsSync(CHROMIUM_PATH))('the published build on a plain stat
     expect(await isolated(page)).toBe(true);
     expect(pageErrors).toEqual([]);
   }, 300_000);
+
+  it('says why it stays single-threaded where no service worker may run, and still trains smoke on one thread', async () => {
+    const other = await chromium.launch({ executablePath: CHROMIUM_PATH, args: [...CHROMIUM_FLAGS], headless: true });
+    try {
+      const blocked = await (await other.newContext({ serviceWorkers: 'block' })).newPage();
+      blocked.setDefaultTimeout(90_000);
+      await blocked.goto(`http://127.0.0.1:${port}${BASE}#train`);
+      const isolation = blocked.getByTestId('isolation-status');
+      await expect.poll(() => isolation.getAttribute('data-state'), { timeout: 60_000 }).toBe('impossible');
+      const why = (await isolation.textContent()) ?? '';
+      expect(why).toMatch(
+        /^single-threaded \(no shared memory, so no Step\): the service worker did not start \(.+\)$/,
+      );
+      expect(await isolated(blocked)).toBe(false);
+      await trainSmoke(blocked);
+      expect(await blocked.getByTestId('run-wasm').textContent({ timeout: 120_000 })).toBe('simd × 1 thread');
+      expect(await blocked.getByTestId('step-unavailable').textContent()).toBe(why);
+      expect(await blocked.getByTestId('step-button').isDisabled()).toBe(true);
+      await expect
+        .poll(() => blocked.getByTestId('run-status').textContent(), { timeout: 300_000, interval: 500 })
+        .toBe('completed');
+    } finally {
+      await other.close();
+    }
+  }, 400_000);
 });
