@@ -50,17 +50,23 @@ function update(change: Partial<IsolationFacts>): void {
 }
 
 let workbox: Workbox | null = null;
+/** a new version is installed and waits (this page has not asked it to take over yet) */
+let waiting = false;
 let updating = false;
 
-/** Take the waiting version: it activates, takes control, and the page reloads on it (stored runs are kept). */
+/**
+ * Take the new version: the waiting one activates, takes control, and the page reloads on it; where it already took
+ * over (from another tab), just reload. Stored runs are kept either way.
+ */
 export function applyUpdate(): void {
-  if (!workbox) return;
   updating = true;
-  workbox.messageSkipWaiting();
+  if (workbox && waiting) workbox.messageSkipWaiting();
+  else location.reload();
 }
 
 /** Reload now to become isolated (the button shown while a run kept the page from reloading by itself). */
 export function reloadForIsolation(): void {
+  facts.reloaded = true;
   try {
     globalThis.sessionStorage?.setItem(RELOADED_KEY, '1');
   } catch {
@@ -82,15 +88,27 @@ export function startServiceWorker(busy: () => boolean): void {
     }
   }
   if (!facts.published || !facts.serviceWorkerApi || !facts.secureContext) return;
-  const maybeReload = () => {
+  /** Reload once to become isolated, unless a run is going or the page already did (never in a loop). */
+  const isolateWhenControlled = () => {
     update({ controlled: navigator.serviceWorker.controller != null, busy: busy() });
-    if (updating) location.reload();
-    else if (!facts.isolated && facts.controlled && !facts.reloaded && !facts.busy) reloadForIsolation();
+    if (!facts.isolated && facts.controlled && !facts.reloaded && !facts.busy) reloadForIsolation();
   };
-  navigator.serviceWorker.addEventListener('controllerchange', maybeReload);
+  const onControllerChange = () => {
+    const wasControlled = facts.controlled;
+    if (updating) location.reload();
+    // a new version took over from another tab: this page's lazily loaded scripts may be gone from the host
+    else if (wasControlled) {
+      waiting = false;
+      publishStore.setState({ updateReady: true });
+    } else isolateWhenControlled();
+  };
+  navigator.serviceWorker.addEventListener('controllerchange', onControllerChange);
   const wb = new Workbox(new URL('serviceWorker.js', appRoot()).href);
   workbox = wb;
-  wb.addEventListener('waiting', () => publishStore.setState({ updateReady: true }));
+  wb.addEventListener('waiting', () => {
+    waiting = true;
+    publishStore.setState({ updateReady: true });
+  });
   wb.addEventListener('redundant', (event) => {
     if (!event.isUpdate && !facts.controlled) update({ registrationError: 'it failed to install' });
   });
@@ -101,7 +119,7 @@ export function startServiceWorker(busy: () => boolean): void {
       if (registration.active && !navigator.serviceWorker.controller && !facts.isolated) {
         update({ busy: busy() });
         if (!facts.reloaded && !facts.busy) reloadForIsolation();
-      } else maybeReload();
+      } else isolateWhenControlled();
     })
     .catch((e: unknown) => update({ registrationError: e instanceof Error ? e.message : String(e) }));
 }
