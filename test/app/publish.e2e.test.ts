@@ -5,7 +5,7 @@
 // the service worker's cache), smoke trains again and the run stored before the reload is still listed; and a new
 // version of the service worker is offered as "update available — reload", which keeps the stored runs. Where no
 // service worker can run, the page says why it stays single-threaded, Step says it too, and smoke trains on one thread.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
@@ -86,6 +86,30 @@ describe.skipIf(!existsSync(CHROMIUM_PATH))('the published build on a plain stat
     await page.getByLabel('backend', { exact: true }).selectOption('wasm');
     await page.getByRole('button', { name: 'Start', exact: true }).click();
   }
+
+  it('precaches the app shell, both wasm flavours, the KaTeX fonts, every preset and the shipped teachers', () => {
+    const sw = readFileSync(join(outDir, 'serviceWorker.js'), 'utf8');
+    const urls = new Set([...sw.matchAll(/"url":"([^"]+)"/g)].map((m) => m[1]));
+    const has = (re: RegExp) => [...urls].filter((u) => u !== undefined && re.test(u)).length;
+    expect(urls.has('index.html')).toBe(true);
+    expect(has(/^assets\/index-[\w-]+\.js$/)).toBe(1);
+    expect(has(/^assets\/trainingWorker-[\w-]+\.js$/)).toBe(1);
+    expect(has(/^assets\/tfjs-backend-wasm-threaded-simd-[\w-]+\.wasm$/)).toBe(1);
+    expect(has(/^assets\/tfjs-backend-wasm-simd-[\w-]+\.wasm$/)).toBe(1);
+    expect(has(/^assets\/tfjs-backend-wasm-[A-Za-z0-9_]+\.wasm$/), 'the plain binary').toBe(1);
+    // every woff2 font the built CSS names (KaTeX's; the smallest is inlined into the CSS as data)
+    const css = readdirSync(join(outDir, 'assets')).filter((f) => f.endsWith('.css'));
+    const fonts = css.flatMap((f) =>
+      [...readFileSync(join(outDir, 'assets', f), 'utf8').matchAll(/url\(\.\/([^)]+\.woff2)\)/g)].map((m) => m[1]),
+    );
+    expect(fonts.length).toBeGreaterThanOrEqual(19);
+    for (const font of fonts) expect(urls.has(`assets/${font}`), font).toBe(true);
+    const presets = JSON.parse(readFileSync(join(ROOT, 'public/presets/index.json'), 'utf8')) as string[];
+    for (const p of ['index', ...presets]) expect(urls.has(`presets/${p}.json`), p).toBe(true);
+    for (const env of ['shell', 'house', 'shop']) {
+      for (const f of ['model.json', 'weights.bin', 'state.json']) expect(urls.has(`teachers/${env}/${f}`)).toBe(true);
+    }
+  });
 
   it('is served at a sub-path with no isolation headers, and is cross-origin isolated after one reload', async () => {
     const res = await fetch(`http://127.0.0.1:${port}${BASE}`);
