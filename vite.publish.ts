@@ -27,10 +27,17 @@ export const PRECACHE_GLOBS = [
 /** The largest file the service worker precaches: tfjs's bundles (a few MB each) must fit. */
 const MAX_PRECACHED_BYTES = 32 * 1024 * 1024;
 
-/** A short id of the build: the git commit (with "+" when the tree has changes), else the build time (UTC). */
-export function buildId(root: string, now: Date = new Date()): string {
+/** Runs git with these arguments and returns its trimmed stdout; throws where git fails (no checkout, no git). */
+export type GitRunner = (args: string[]) => string;
+
+const gitIn =
+  (root: string): GitRunner =>
+  (args) =>
+    execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: 'pipe' }).trim();
+
+/** A short id of the build: the git commit (with "+" when tracked files have changes), else the build time (UTC). */
+export function buildId(git: GitRunner, now: Date = new Date()): string {
   try {
-    const git = (args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: 'pipe' }).trim();
     const commit = git(['rev-parse', '--short=7', 'HEAD']);
     const dirty = git(['status', '--porcelain', '--untracked-files=no']) !== '';
     return dirty ? `${commit}+` : commit;
@@ -48,7 +55,7 @@ function buildInfoPlugin(root: string): Plugin {
       return {
         define: {
           __RETIRELAB_VERSION__: JSON.stringify(pkg.version),
-          __RETIRELAB_BUILD_ID__: JSON.stringify(command === 'build' ? buildId(root) : 'dev'),
+          __RETIRELAB_BUILD_ID__: JSON.stringify(command === 'build' ? buildId(gitIn(root)) : 'dev'),
           // the built app registers the service worker (whatever NODE_ENV is: tests build under 'test')
           __RETIRELAB_BUILT__: JSON.stringify(command === 'build'),
         },

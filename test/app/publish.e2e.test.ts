@@ -129,7 +129,9 @@ describe.skipIf(!existsSync(CHROMIUM_PATH))('the published build on a plain stat
     const isolation = page.getByTestId('isolation-status');
     expect(await isolation.getAttribute('data-state')).toBe('isolated');
     expect(await isolation.textContent()).toContain('service worker');
-    expect(await page.getByTestId('app-version').textContent()).toMatch(/^RetireLab v\d+\.\d+\.\d+ · [0-9a-f]{7}\+?$/);
+    expect(await page.getByTestId('app-version').textContent()).toMatch(
+      /^RetireLab v\d+\.\d+\.\d+ · ([0-9a-f]{7}\+?|\d{8}T\d{4})$/,
+    );
   }, 300_000);
 
   it('trains the smoke preset on threaded wasm, and Step advances exactly one step', async () => {
