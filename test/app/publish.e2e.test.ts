@@ -2,9 +2,10 @@
 // a plain static server (cli/serveStatic.ts: no COOP/COEP headers, GitHub Pages-like) under a sub-path. The page
 // loads, its service worker reloads it once and it is cross-origin isolated; the smoke preset trains on threaded
 // wasm and Step advances exactly one step; with the server stopped, a reload still loads the app (isolated, from
-// the service worker's cache), smoke trains again and the run stored before the reload is still listed; and a new
-// version of the service worker is offered as "update available — reload", which keeps the stored runs. Where no
-// service worker can run, the page says why it stays single-threaded, Step says it too, and smoke trains on one thread.
+// the service worker's cache), smoke trains again, a shortened retire-shell loads its shipped teacher in the worker,
+// and the run stored before the reload is still listed; a new version of the service worker is offered as "update
+// available — reload", which keeps the stored runs. Where no service worker can run, the page says why it stays
+// single-threaded, Step says it too, and smoke trains on one thread.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -198,6 +199,27 @@ describe.skipIf(!existsSync(CHROMIUM_PATH))('the published build on a plain stat
     await expect.poll(() => status().textContent(), { timeout: 300_000, interval: 500 }).toBe('completed');
     await expect.poll(() => rows().count(), { timeout: 30_000 }).toBe(2);
     expect(await first.getAttribute('data-status')).toBe('completed');
+
+    // the worker finds the shipped teacher under the sub-path too: retire-shell, cut to a few seconds, loads it
+    const short = [
+      'demonstrations.tasks=16',
+      'sft.steps=1',
+      'student.steps=1',
+      'student.validationTasks=4',
+      'evaluation.testTasks=4',
+    ];
+    const link = `#train?preset=retire-shell&backend=wasm&${short.map((x) => `set=${encodeURIComponent(x)}`).join('&')}`;
+    await page.goto(`http://127.0.0.1:${port}${BASE}${link}`);
+    await expect.poll(() => page.getByLabel('preset', { exact: true }).inputValue()).toBe('retire-shell');
+    expect(await page.getByRole('alert').filter({ hasText: 'link:' }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Start', exact: true }).click();
+    await expect
+      .poll(() => status().textContent(), { timeout: 300_000, interval: 500 })
+      .toMatch(/^(completed|failed|stopped)$/);
+    expect(await status().textContent(), (await page.getByRole('alert').allTextContents()).join('\n')).toBe(
+      'completed',
+    );
+    await expect.poll(() => rows().count(), { timeout: 30_000 }).toBe(3);
     expect(pageErrors).toEqual([]);
   }, 600_000);
 
@@ -213,7 +235,7 @@ describe.skipIf(!existsSync(CHROMIUM_PATH))('the published build on a plain stat
     await page.getByTestId('update-reload').click();
     await expect.poll(() => documents, { timeout: 60_000 }).toBe(loaded + 1);
     await page.getByRole('heading', { name: 'Train', level: 2 }).waitFor({ timeout: 60_000 });
-    await expect.poll(() => rows().count(), { timeout: 60_000 }).toBe(2);
+    await expect.poll(() => rows().count(), { timeout: 60_000 }).toBe(3);
     expect(await page.getByTestId('update-available').count()).toBe(0);
     expect(await isolated(page)).toBe(true);
     expect(pageErrors).toEqual([]);
