@@ -1,8 +1,10 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
 import { CONTENT_SECURITY_POLICY, DEV_CONTENT_SECURITY_POLICY } from './src/app/contentSecurityPolicy';
+import { publishPlugins } from './vite.publish';
 
 // Cross-origin isolation lets tfjs-wasm use threads (SharedArrayBuffer) in the dev and preview servers alike.
 const isolation = {
@@ -62,7 +64,14 @@ function devContentSecurityPolicyPlugin(): Plugin {
 }
 
 export default defineConfig({
-  plugins: [react(), tfjsWasmThreadsPlugin(), devContentSecurityPolicyPlugin()],
+  // relative asset URLs: one build works at any path of any static host (vite.publish.ts, docs/deploy.md)
+  base: './',
+  plugins: [
+    react(),
+    tfjsWasmThreadsPlugin(),
+    devContentSecurityPolicyPlugin(),
+    ...publishPlugins(dirname(fileURLToPath(import.meta.url))),
+  ],
   // the Content-Security-Policy (src/app/contentSecurityPolicy.ts) as a header binds the workers too
   server: { headers: { ...isolation, 'Content-Security-Policy': DEV_CONTENT_SECURITY_POLICY } },
   preview: { headers: { ...isolation, 'Content-Security-Policy': CONTENT_SECURITY_POLICY } },

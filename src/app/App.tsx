@@ -2,6 +2,7 @@
 // view can be linked to and reloaded. The shell loads offline (no CDN fonts, scripts or models).
 import { useEffect, useSyncExternalStore } from 'react';
 import { Overview } from './Overview';
+import { PublishStatus } from './publish/PublishStatus';
 import { ReplayView } from './replay/ReplayView';
 import { startRunsOnce } from './runs/storedRuns';
 import { splitHash } from './runs/trainLink';
@@ -63,6 +64,7 @@ export function App() {
       ) : (
         <Overview />
       )}
+      <PublishStatus />
     </main>
   );
 }

@@ -97,3 +97,25 @@ describe('the shipped teacher in the browser', () => {
     },
   );
 });
+
+describe('the shipped teacher of a lab published at a sub-path', () => {
+  it('is fetched under the app root the page was served from, not the host root', async () => {
+    const cfg = preset('retire-shell').config;
+    const asked: string[] = [];
+    // a host serving public/ under /retirelab/ only
+    const fetcher = (async (input: URL | RequestInfo) => {
+      const { pathname } = new URL(String(input));
+      asked.push(pathname);
+      if (!pathname.startsWith('/retirelab/')) return new Response('not found', { status: 404 });
+      return new Response(readFileSync(join(PUBLIC, pathname.slice('/retirelab/'.length))));
+    }) as typeof fetch;
+    const weights = await loadTeacher(cfg, createEnvFor(cfg), fetcher, new URL('https://school.test/retirelab/'));
+    expect(asked).toEqual([
+      '/retirelab/teachers/shell/manifest.json',
+      '/retirelab/teachers/shell/model.json',
+      '/retirelab/teachers/shell/weights.bin',
+      '/retirelab/teachers/shell/state.json',
+    ]);
+    expect(weights?.length).toBeGreaterThan(0);
+  });
+});

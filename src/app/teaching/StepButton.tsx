@@ -1,6 +1,8 @@
 // Play / pause / step for a class: "Step" lets a paused run do exactly one training step (and its validation when
 // due), then hold again — so a teacher can walk through a retirement decision one window at a time. It works through
 // the shared control flags (runControl.ts): the page must be cross-origin isolated, as the lab's servers are.
+import { useStore } from 'zustand';
+import { publishStore } from '../publish/serviceWorkerClient';
 import { useRun, runStore } from '../train/liveRun';
 import './teaching.css';
 
@@ -8,6 +10,7 @@ export function StepButton() {
   const status = useRun((s) => s.status);
   const stage = useRun((s) => s.stage);
   const step = useRun((s) => s.step);
+  const isolation = useStore(publishStore, (s) => s.isolation);
   if (status === 'idle') return null;
   const supported = runStore.getState().canStep();
   return (
@@ -24,6 +27,11 @@ export function StepButton() {
       <span className="muted" data-testid="step-position">
         {status === 'paused' ? `held after ${stage ?? ''} step ${step}` : 'pause the run to step through it'}
       </span>
+      {!supported && (
+        <span className="muted" data-testid="step-unavailable">
+          {isolation.text}
+        </span>
+      )}
     </div>
   );
 }

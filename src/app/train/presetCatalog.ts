@@ -2,6 +2,7 @@
 // server, resolved and validated by the core (following "extends"). A sweep preset runs its base config here; the
 // sweep itself is `npm run sweep`.
 import { loadPreset, type Preset } from '../../core/experiment/preset';
+import { appRoot } from '../appRoot';
 
 export interface PresetCatalog {
   names: string[];
@@ -19,7 +20,8 @@ async function fetchJson(url: string): Promise<unknown> {
   }
 }
 
-export async function fetchPresetCatalog(base: string = import.meta.env.BASE_URL): Promise<PresetCatalog> {
+/** `base`: the app's root URL, ending in "/" (public/ is served there). */
+export async function fetchPresetCatalog(base: string = appRoot().href): Promise<PresetCatalog> {
   const index = await fetchJson(`${base}presets/index.json`);
   if (!Array.isArray(index) || !index.every((n) => typeof n === 'string')) {
     throw new Error(`${base}presets/index.json: expected an array of preset names`);

@@ -6,9 +6,7 @@ import { fileReferenceMessage } from '../../core/experiment/fileReference';
 import { CheckpointError, type CheckpointFiles } from '../../engine/trainer/checkpoint';
 import { checkShippedTeacher, TEACHER_FILES } from '../../engine/trainer/shippedTeacher';
 import type { WeightRecord } from '../../engine/weights';
-
-/** The app's own root (the worker's origin plus Vite's base), where public/ is served. */
-const appRoot = () => new URL(import.meta.env.BASE_URL, self.location.href);
+import { appRoot } from '../appRoot';
 
 export async function loadTeacher(
   cfg: ExperimentConfig,
