@@ -105,7 +105,7 @@ describe('one tab owns a run', () => {
     expect(b.runs.getState().elsewhere[id]).toEqual({ stage: 'student', step: 1, totalSteps: 20 });
 
     a.worker.finish();
-    for (let i = 0; i < 10 && (await registry.held.has(runLockName(id))); i++) await settle();
+    for (let i = 0; i < 10 && registry.held.has(runLockName(id)); i++) await settle();
     expect(registry.held.has(runLockName(id))).toBe(false);
     expect(a.sent.at(-1)).toEqual({ type: 'ended', runId: id });
     await settle();

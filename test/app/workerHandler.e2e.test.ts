@@ -150,7 +150,7 @@ describe('the worker handler on the smoke preset', () => {
       // a clock that never moves: step events wait for the next non-step event (eventBatch.ts)
       clock: () => 0,
     });
-    let storedAtDone: Promise<unknown> | null = null;
+    let storedAtDone = null as Promise<unknown> | null;
     h.onMessage((m) => {
       // what the repository holds at the moment 'done' is posted (getRun copies it before its first await)
       if (isEnd(1)(m)) storedAtDone = repo.getRun('run-1');

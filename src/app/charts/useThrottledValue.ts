@@ -6,9 +6,9 @@ export function useThrottledValue<T>(value: T, intervalMs: number): T {
   const [shown, setShown] = useState(value);
   const last = useRef(0);
   useEffect(() => {
+    // unthrottled, the hook returns `value` itself (below); `shown` catches up once a throttle is set again
     if (intervalMs <= 0) {
       last.current = Date.now();
-      setShown(value);
       return;
     }
     const wait = last.current + intervalMs - Date.now();

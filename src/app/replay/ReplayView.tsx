@@ -79,8 +79,11 @@ export function ReplayView() {
   useEffect(() => {
     if (!handoff) return;
     replayInbox.setState({ pending: null });
+    // replaying starts a worker and reports through state: an effect of the handoff, once per log handed over
+    // eslint-disable-next-line react-hooks/set-state-in-effect
     run(handoff.logs, handoff.settings);
-    // once, for the log handed over when the view opened
+    // once, for the log handed over when the view opened (`run` is a new closure each render)
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [handoff]);
   const onLoad = (files: LoadedLog[]) => {
     setLogs(files);

@@ -55,7 +55,8 @@ function useMetrics(runs: readonly RunRecord[]): Map<string, StoredMetrics[]> {
     return () => {
       live = false;
     };
-    // `key` stands for `runs` (their ids and last-update times)
+    // `key` stands for `runs` (their ids and last-update times): a new array of the same runs reads nothing again
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key]);
   return data;
 }

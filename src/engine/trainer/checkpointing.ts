@@ -5,6 +5,7 @@
 import type { ExperimentConfig } from '../../core/experiment/config';
 import type { LambdaSchedule } from '../../core/lambdaSchedule';
 import { weightsToHost, type HostTensor } from '../hostTensor';
+import type { PolicyModel } from '../model';
 import type { ModelConfig } from '../modelConfig';
 import { encodeCheckpoint, firstNonFinite, sealCheckpoint, type CheckpointStorage } from './checkpoint';
 import type { TrainerOptimizer } from './enginePort';
@@ -37,7 +38,8 @@ export class Checkpointer {
     const storage = this.storage;
     if (!storage) return;
     const models: Record<string, Record<string, HostTensor>> = {};
-    for (const [name, m] of Object.entries(snap.models)) if (m) models[name] = weightsToHost(await m.getWeights());
+    for (const [name, m] of Object.entries(snap.models) as [string, PolicyModel | undefined][])
+      if (m) models[name] = weightsToHost(await m.getWeights());
     const state: TrainerState = {
       ...snap.state,
       schedule: snap.schedule ? snap.schedule.toJSON() : null,

@@ -189,7 +189,7 @@ export class Trainer {
 
   /** Release every model (variables are engine-global; always call, also after a failure). */
   dispose(): void {
-    for (const m of Object.values(this.models)) m?.dispose();
+    for (const m of Object.values(this.models) as (PolicyModel | undefined)[]) m?.dispose();
     this.models = {};
     this.closeOptimizer();
   }
