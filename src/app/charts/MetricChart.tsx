@@ -6,6 +6,7 @@ import { saveChart, type ChartFileFormat } from './chartExport';
 import { useQueuedValue } from './redrawQueue';
 import { CHART_GRID, CHART_MARGIN, STEP_AXIS, VALUE_AXIS } from './chartFrame';
 import type { SeriesPoint } from './downsampleSeries';
+import { fitRange } from '../../core/axisRange';
 
 export interface MetricChartProps {
   title: string;
@@ -63,6 +64,12 @@ function thresholdOnScale(y: number, lines: MetricChartProps['lines']): boolean 
   return y >= lo - range && y <= hi + range;
 }
 
+/** A range around a constant series (recharts would draw a line of zeros on [0, 4]); none when the values vary. */
+function constantRange(lines: MetricChartProps['lines']): [number, number] | undefined {
+  const ys = lines.flatMap((l) => l.points.map((p) => p.y));
+  return ys.length > 0 && ys.every((y) => y === ys[0]) ? fitRange(ys) : undefined;
+}
+
 /** Save the chart next to these buttons as SVG or PNG (chartExport.ts). */
 function ChartDownloads({ name }: { name: string }) {
   const file = name.replace(/[^A-Za-z0-9._-]+/g, '_');
@@ -100,6 +107,7 @@ function MetricChartView({
 }: MetricChartProps) {
   const empty = lines.every((l) => l.points.length === 0);
   const thresholdShown = threshold && thresholdOnScale(threshold.y, lines) ? threshold : null;
+  const domain = yDomain ?? constantRange(lines);
   return (
     <figure className="chart" data-testid={testId}>
       <figcaption>
@@ -117,7 +125,7 @@ function MetricChartView({
               allowDecimals={false}
               label={{ value: xLabel, position: 'insideBottomRight', offset: -2, fontSize: 11 }}
             />
-            <YAxis {...VALUE_AXIS} tickFormatter={tick} domain={yDomain ?? ['auto', 'auto']} />
+            <YAxis {...VALUE_AXIS} tickFormatter={tick} domain={domain ?? ['auto', 'auto']} />
             <Tooltip formatter={precise} labelFormatter={(x) => `${xLabel} ${String(x)}`} />
             {lines.map((l) => (
               <Line

@@ -34,6 +34,20 @@ async function chartPng(figure: Element, scale = 2): Promise<Blob | null> {
   const svg = figure.querySelector('svg');
   if (!markup || !svg) return null;
   const { width, height } = svg.getBoundingClientRect();
+  return rasterise(markup, width, height, scale);
+}
+
+/**
+ * Save a standalone figure (its SVG markup, e.g. core's lineFigureSvg) as `<fileStem>.svg`, or as `<fileStem>.png`
+ * drawn at `scale` × its own size (960×540 at 2: a 1920×1080 slide).
+ */
+export function saveFigure(svg: string, width: number, height: number, fileStem: string, format: ChartFileFormat) {
+  if (format === 'svg') return saveText(svg, `${fileStem}.svg`, 'image/svg+xml');
+  void rasterise(svg, width, height, 2).then((png) => png && saveBlob(png, `${fileStem}.png`));
+}
+
+/** SVG markup as PNG bytes, `scale` pixels per SVG unit. */
+async function rasterise(markup: string, width: number, height: number, scale: number): Promise<Blob | null> {
   const url = URL.createObjectURL(new Blob([markup], { type: 'image/svg+xml' }));
   try {
     const img = new Image();
