@@ -8,6 +8,7 @@ export function StepButton() {
   const status = useRun((s) => s.status);
   const stage = useRun((s) => s.stage);
   const step = useRun((s) => s.step);
+  const heldIn = useRun((s) => s.heldIn);
   if (status === 'idle') return null;
   const supported = runStore.getState().canStep();
   return (
@@ -22,7 +23,11 @@ export function StepButton() {
         Step ▸|
       </button>
       <span className="muted" data-testid="step-position">
-        {status === 'paused' ? `held after ${stage ?? ''} step ${step}` : 'pause the run to step through it'}
+        {status !== 'paused'
+          ? 'pause the run to step through it'
+          : heldIn === 'validation'
+            ? `held in the validation of ${stage ?? ''} step ${step + 1} (Step finishes that step)`
+            : `held after ${stage ?? ''} step ${step}`}
       </span>
     </div>
   );

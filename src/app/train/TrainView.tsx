@@ -21,6 +21,7 @@ import { ChartExplainers, KnobExplainers, TRAIN_CHARTS } from '../teaching/Chart
 import { LiveTeachingPanel } from '../teaching/LazyLiveTeachingPanel';
 import { StepButton } from '../teaching/StepButton';
 import { BackendBadge } from './BackendBadge';
+import { LiveEpisodeStrip } from './LiveEpisodeStrip';
 
 const BACKEND_LABELS: Record<BackendChoice, string> = {
   auto: 'auto',
@@ -333,6 +334,7 @@ export function TrainView() {
       <StepButton />
       <KnobExplainers />
       <RunStatusLine />
+      <LiveEpisodeStrip />
       <RunCharts />
       <ChartExplainers charts={TRAIN_CHARTS} />
       <LiveTeachingPanel />

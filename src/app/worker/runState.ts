@@ -5,6 +5,7 @@ import type { PolicyEvaluation, RunSummary } from '../../core/experiment/summary
 import type { GateEvaluation } from '../../core/retirementGate';
 import type { BackendName } from '../../engine/backend';
 import type { MetricsLine, StageName, TrainerEvent } from '../../engine/trainer/events';
+import type { LiveEpisode } from '../../engine/trainer/liveEpisode';
 import { assertNever, type BackendChoice, type WireError, type WorkerRequest, type WorkerResponse } from './protocol';
 
 /** 'pausing': asked to pause, not yet held (the worker holds the run at its next step boundary or rollout). */
@@ -45,6 +46,10 @@ export interface RunState {
   error: WireError | null;
   /** the last failure to save the run to browser storage (shown until the run ends) */
   storageError: WireError | null;
+  /** a paused run held inside step `step + 1`, in its validation, rather than at the boundary after `step` */
+  heldIn: 'validation' | null;
+  /** the latest episode of the current training rollout (the live strip), or null before the first */
+  liveEpisode: LiveEpisode | null;
 }
 
 export const LOG_LIMIT = 200;
@@ -69,6 +74,8 @@ export const INITIAL_RUN_STATE: RunState = {
   log: [],
   error: null,
   storageError: null,
+  heldIn: null,
+  liveEpisode: null,
 };
 
 export type RunAction = { type: 'sent'; request: WorkerRequest } | { type: 'received'; response: WorkerResponse };
@@ -216,9 +223,15 @@ function onReceived(state: RunState, response: WorkerResponse): RunState {
       return {
         ...state,
         status: response.state,
+        heldIn: response.state === 'paused' ? (response.within ?? null) : null,
         log: addLog(state, {
           level: 'info',
-          text: response.state === 'paused' ? `paused at ${state.stage ?? ''} step ${state.step}` : 'resumed',
+          text:
+            response.state !== 'paused'
+              ? 'resumed'
+              : response.within
+                ? `paused in the validation of ${state.stage ?? ''} step ${state.step + 1}`
+                : `paused at ${state.stage ?? ''} step ${state.step}`,
         }),
       };
     case 'rejected':
@@ -249,6 +262,8 @@ function onReceived(state: RunState, response: WorkerResponse): RunState {
       return onEvent(state, response.event);
     case 'events':
       return onEvents(state, response.events);
+    case 'episode':
+      return { ...state, liveEpisode: response.episode };
     case 'storage':
       return {
         ...state,
