@@ -9,6 +9,8 @@ export interface LayoutReport {
   sticking: string[];
   /** text or focusable content under a fixed element: "what ← fixed element" */
   covered: string[];
+  /** empty fields whose placeholder is wider than the field shows: "placeholder (text px > room px)" */
+  clippedPlaceholders: string[];
 }
 
 /**
@@ -87,7 +89,22 @@ export function measureLayout(): LayoutReport {
     )
     .slice(0, 6)
     .map((e) => `${describe(e)} → ${Math.round(e.getBoundingClientRect().right)}`);
+  // a placeholder's widest line against the field's inner width, in the field's own font
+  const canvas = document.createElement('canvas').getContext('2d');
+  const clippedPlaceholders: string[] = [];
+  for (const el of document.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>(
+    'input[placeholder], textarea[placeholder]',
+  )) {
+    if (!canvas || el.value !== '' || el.getClientRects().length === 0) continue;
+    const cs = getComputedStyle(el);
+    canvas.font = `${cs.fontStyle} ${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+    const text = Math.max(...el.placeholder.split('\n').map((line) => canvas.measureText(line).width));
+    const room = el.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+    if (text > room + 0.5)
+      clippedPlaceholders.push(`${el.placeholder} (${Math.round(text)} px > ${Math.round(room)} px)`);
+  }
   return {
+    clippedPlaceholders,
     scrollWidth: document.documentElement.scrollWidth,
     viewportWidth: vw,
     sticking,

@@ -67,7 +67,7 @@ describe('presentation mode in a real browser', { shuffle: false }, () => {
         await page.evaluate((v) => (window.location.hash = v), view);
         if (view === 'train') await page.getByTestId('gate-window-row').first().waitFor();
         const r = await layoutOf(`#${view}`);
-        expect(r, r.where).toMatchObject({ scrollWidth: r.viewportWidth, covered: [] });
+        expect(r, r.where).toMatchObject({ scrollWidth: r.viewportWidth, covered: [], clippedPlaceholders: [] });
       }
     });
 
@@ -96,7 +96,7 @@ describe('presentation mode in a real browser', { shuffle: false }, () => {
           expect(a && b && (a.x >= b.x + b.width || a.x + a.width <= b.x), `stop ${i + 1}`).toBe(true);
         }
         const r = await layoutOf(`stop ${i + 1}`);
-        expect(r, r.where).toMatchObject({ scrollWidth: r.viewportWidth, covered: [] });
+        expect(r, r.where).toMatchObject({ scrollWidth: r.viewportWidth, covered: [], clippedPlaceholders: [] });
       }
       await page.keyboard.press('t');
       await expect.poll(() => card.count()).toBe(0);
