@@ -59,8 +59,9 @@ describe('a run seen live in a real browser', { shuffle: false }, () => {
       await page.getByRole('button', { name: 'Pause' }).click();
       await expect.poll(() => status.textContent(), { timeout: 60_000 }).toBe('paused');
       const text = (await position.textContent()) ?? '';
-      const m = /^held in the validation of student step (\d+) \(Step finishes that step\)$/.exec(text);
-      if (m) heldIn = Number(m[1]);
+      // held after student step k, inside step k + 1's validation
+      const m = /^held in a validation after student step (\d+) \(Step finishes it\)$/.exec(text);
+      if (m) heldIn = Number(m[1]) + 1;
       else {
         expect(text).toMatch(/^held after student step \d+$/);
         await page.getByRole('button', { name: 'Resume' }).click();
@@ -70,7 +71,7 @@ describe('a run seen live in a real browser', { shuffle: false }, () => {
     expect(heldIn, 'no pause of six held inside a validation').not.toBeNull();
     // the run log says where it holds
     expect(await page.locator('.run-log').textContent()).toContain(
-      `paused in the validation of student step ${heldIn}`,
+      `paused in a validation after student step ${heldIn! - 1}`,
     );
     // Step: the rest of that validation, then held at the boundary after that very step
     await page.getByTestId('step-button').click();

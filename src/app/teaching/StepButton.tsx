@@ -26,7 +26,7 @@ export function StepButton() {
         {status !== 'paused'
           ? 'pause the run to step through it'
           : heldIn === 'validation'
-            ? `held in the validation of ${stage ?? ''} step ${step + 1} (Step finishes that step)`
+            ? `held in a validation after ${stage ?? ''} step ${step} (Step finishes it)`
             : `held after ${stage ?? ''} step ${step}`}
       </span>
     </div>

@@ -46,7 +46,10 @@ export interface RunState {
   error: WireError | null;
   /** the last failure to save the run to browser storage (shown until the run ends) */
   storageError: WireError | null;
-  /** a paused run held inside step `step + 1`, in its validation, rather than at the boundary after `step` */
+  /**
+   * a paused run held inside a validation after step `step` (the student's, inside step `step + 1`; the teacher's S_T,
+   * after its last step) rather than at the step boundary
+   */
   heldIn: 'validation' | null;
   /** the latest episode of the current training rollout (the live strip), or null before the first */
   liveEpisode: LiveEpisode | null;
@@ -230,7 +233,7 @@ function onReceived(state: RunState, response: WorkerResponse): RunState {
             response.state !== 'paused'
               ? 'resumed'
               : response.within
-                ? `paused in the validation of ${state.stage ?? ''} step ${state.step + 1}`
+                ? `paused in a validation after ${state.stage ?? ''} step ${state.step}`
                 : `paused at ${state.stage ?? ''} step ${state.step}`,
         }),
       };
