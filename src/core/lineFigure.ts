@@ -20,12 +20,20 @@ export interface FigureMarker {
   readonly label: string;
 }
 
+/** A horizontal reference line (a threshold such as δ or γ), dashed, named in the legend. */
+export interface FigureThreshold {
+  readonly y: number;
+  readonly color: string;
+  readonly label: string;
+}
+
 export interface LineFigure {
   readonly title: string;
   readonly xLabel: string;
   readonly yLabel: string;
   readonly series: readonly FigureSeries[];
   readonly markers?: readonly FigureMarker[];
+  readonly thresholds?: readonly FigureThreshold[];
   /** y range; from the data when absent */
   readonly yDomain?: readonly [number, number];
   /** lines of text under the legend (e.g. "identical until step 40") */
@@ -63,8 +71,9 @@ function dataRange(values: readonly number[]): [number, number] {
 export function lineFigureSvg(fig: LineFigure): string {
   const markers = fig.markers ?? [];
   const notes = fig.notes ?? [];
+  const thresholds = fig.thresholds ?? [];
   const markerKinds = [...new Map(markers.map((m) => [m.label, m])).values()];
-  const legendItems = fig.series.length + markerKinds.length;
+  const legendItems = fig.series.length + markerKinds.length + thresholds.length;
   // legend in rows of up to three entries under the plot, then the notes
   const legendRows = Math.ceil(legendItems / 3);
   const M = { left: 78, right: 24, top: 52, bottom: 64 + legendRows * LEGEND_ROW + notes.length * 20 };
@@ -74,7 +83,10 @@ export function lineFigureSvg(fig: LineFigure): string {
   const [x0, x1] = dataRange(xs);
   const [y0, y1] =
     fig.yDomain ??
-    dataRange(fig.series.flatMap((s) => [...s.points.map((p) => p.y), ...(s.band ?? []).flatMap((b) => [b.lo, b.hi])]));
+    dataRange([
+      ...fig.series.flatMap((s) => [...s.points.map((p) => p.y), ...(s.band ?? []).flatMap((b) => [b.lo, b.hi])]),
+      ...thresholds.map((t) => t.y),
+    ]);
   const px = (x: number) => M.left + ((x - x0) / (x1 - x0)) * (W - M.left - M.right);
   const py = (y: number) => M.top + (1 - (Math.min(y1, Math.max(y0, y)) - y0) / (y1 - y0)) * (H - M.top - M.bottom);
   const plotBottom = H - M.bottom;
@@ -116,6 +128,12 @@ export function lineFigureSvg(fig: LineFigure): string {
       `<path d="${d}" fill="none" stroke="${s.color}" stroke-width="2.5"${s.dash ? ` stroke-dasharray="${s.dash}"` : ''}><title>${esc(s.label)}</title></path>`,
     );
   }
+  for (const t of thresholds) {
+    const y = py(t.y).toFixed(1);
+    out.push(
+      `<line x1="${M.left}" x2="${W - M.right}" y1="${y}" y2="${y}" stroke="${t.color}" stroke-dasharray="8 5"/>`,
+    );
+  }
   for (const m of markers) {
     const x = px(m.x).toFixed(1);
     out.push(
@@ -140,6 +158,13 @@ export function lineFigureSvg(fig: LineFigure): string {
       `<line x1="${x + 14}" x2="${x + 14}" y1="${y - 14}" y2="${y + 2}" stroke="#374151" stroke-dasharray="4 3"/>`,
       `<path d="M${x + 14} ${y - 4}l-5 8h10z" fill="#374151"/>`,
       `<text x="${x + 36}" y="${y}" class="legend-entry">${esc(m.label)} (dashed, in the series’ colour)</text>`,
+    );
+  });
+  thresholds.forEach((t, j) => {
+    const { x, y } = entry(fig.series.length + markerKinds.length + j);
+    out.push(
+      `<line x1="${x}" x2="${x + 28}" y1="${y - 5}" y2="${y - 5}" stroke="${t.color}" stroke-width="2" stroke-dasharray="8 5"/>`,
+      `<text x="${x + 36}" y="${y}" class="legend-entry">${esc(t.label)}</text>`,
     );
   });
   notes.forEach((n, k) => {
