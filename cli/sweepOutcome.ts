@@ -5,8 +5,10 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { UserError, withFsErrors } from '../src/core/errors';
 import {
+  comparisonDocument,
   compareRuns,
   formatComparisonTable,
+  sweepAbout,
   validationCurve,
   withYardsticks,
   type CurvePoint,
@@ -29,9 +31,8 @@ export interface DoneRun {
   envKey: string;
 }
 
-export function about(presets: readonly { name: string; description: string }[]): string {
-  return presets.map((p) => `${presets.length > 1 ? `**${p.name}**: ` : ''}${p.description}`).join('\n\n');
-}
+/** comparison.md's text about the presets (core's sweepAbout, which the app's Markdown export shares). */
+export const about = sweepAbout;
 
 /** comparison.md, comparison.json and validation-<env>.svg of finished runs into `out`; returns the table */
 export function writeOutcome(
@@ -48,7 +49,7 @@ export function writeOutcome(
   const table = formatComparisonTable(rows);
   const write = (file: string, text: string): void =>
     withFsErrors(join(out, file), 'writing the sweep outcome', () => writeFileSync(join(out, file), text));
-  write('comparison.md', `# Sweep ${title}\n\n${aboutText}\n\n${table}\n`);
+  write('comparison.md', comparisonDocument(title, aboutText, table));
   write(
     'comparison.json',
     JSON.stringify(

@@ -33,6 +33,11 @@ export interface RolloutOptions {
    * positions hold the skill segment.
    */
   withSkill?: boolean;
+  /**
+   * awaited between decode steps (a pause may hold a long rollout there); it must not touch the model, the
+   * environment or the sampling stream, so the batch is the same whether and however long it waits
+   */
+  betweenDecodeSteps?: () => Promise<void>;
 }
 
 /**
@@ -175,6 +180,7 @@ export async function rollout(
             tokens.subarray(i * cap + (fed[i] as number), i * cap + (fed[i] as number) + (counts[i] as number)),
             i * C,
           );
+        if (options.betweenDecodeSteps) await options.betweenDecodeSteps();
         const logitsT = cache.append(chunk, counts, C);
         decodeSteps++;
         let logits: Float32Array;

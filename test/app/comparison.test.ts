@@ -4,7 +4,9 @@ import { compareRuns, formatComparisonTable } from '../../src/core/experiment/co
 import {
   comparisonCsv,
   comparisonMarkdown,
+  comparisonMarkdownFile,
   emaSmooth,
+  identicalUntil,
   groupByPoint,
   markdownCells,
   meanBand,
@@ -126,12 +128,38 @@ describe('comparing stored runs', () => {
     expect(rows.map((r) => r[0])).toEqual(['student.schedule', 'adaptive', 'never']);
   });
 
-  it('gives the table as CSV with the Markdown cells', () => {
+  it('gives the table as CSV in numeric columns: mean, std, n, the interval, one column per seed', () => {
     const csv = comparisonCsv(runs).split(/\r?\n/);
     expect(csv[0]).toBe(
-      'student.schedule,seeds,test success % (mean ± 95% CI),steps to 0.9·S_T,trigger step,teacher forwards saved,wall s',
+      'student.schedule,n,test_success_mean,test_success_std,test_success_ci95_lo,test_success_ci95_hi,' +
+        'steps_to_target_seed0,steps_to_target_seed1,trigger_step_seed0,trigger_step_seed1,' +
+        'teacher_forwards_saved_mean,wall_s_mean',
     );
-    expect(csv[1]).toBe('never,2,62.5 ± 158.8,"–, –","10, 10",10.0,10.5');
+    // never: 0.5, 0.75 → mean 0.625, std 0.125·√2 = 0.176777, half-width 12.706 · 0.176777 / √2 = 1.58825;
+    // no curve reaches 0.9·S_T (empty cells); both seeds retired at 10; wall 10 and 11 s
+    expect(csv[1]).toBe('never,2,0.625,0.176777,-0.96325,2.21325,,,10,10,10,10.5');
+    expect(csv[2]).toBe('adaptive,2,0.375,0.176777,-1.21325,1.96325,,,10,10,10,10.5');
+    // a single seed has no interval, and a seed a point lacks is an empty cell
+    const one = comparisonCsv([runs[0]!, runs[1]!, runs[3]!]).split(/\r?\n/);
+    expect(one[1]).toBe('never,1,0.5,0,,,,,10,,10,10');
+    expect(one[2]).toBe('adaptive,2,0.375,0.176777,-1.21325,1.96325,,,10,10,10,10.5');
+  });
+
+  it('writes comparison.md as the sweep CLI does: heading, the preset’s description, the table', () => {
+    const file = comparisonMarkdownFile(runs, undefined, (name) => (name === runs[0]!.preset ? 'What it is.' : null));
+    expect(file).toBe(`# Sweep ${runs[0]!.preset}\n\nWhat it is.\n\n${comparisonMarkdown(runs)}\n`);
+  });
+
+  it('finds where two series stop being identical', () => {
+    const a = [
+      { x: 1, y: 0.5 },
+      { x: 2, y: 0.5 },
+      { x: 3, y: 0.7 },
+    ];
+    expect(identicalUntil(a, [a[0]!, a[1]!, { x: 3, y: 0.6 }])).toEqual({ until: 2, whole: false });
+    expect(identicalUntil(a, [...a])).toEqual({ until: 3, whole: true });
+    expect(identicalUntil(a, [{ x: 1, y: 0.4 }])).toBeNull();
+    expect(identicalUntil(a, a.slice(0, 2))).toEqual({ until: 2, whole: false });
   });
 
   it('smooths as TensorBoard does: a debiased exponential moving average', () => {

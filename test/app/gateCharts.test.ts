@@ -28,7 +28,15 @@ describe('the gate charts shared by the Train and Replay views', () => {
       lines: [{ name: 'η', points: series.competence, color: '#059669' }],
       threshold: { y: 0.9, label: 'γ = 0.9' },
       marker,
+      // η 0.95 and γ 0.9 on one scale: span 0.05, margin 8 % of it (0.004) each side → 0.896–0.954, out to the
+      // tick step 0.02 → 0.88–0.96
+      yDomain: [0.88, 0.96],
     });
+  });
+
+  it('fits η’s axis to the data alone when γ is far off it (a relaxed preset), never to [0, 4]', () => {
+    // η = 0.95 alone: ±10 % of the value (0.855–1.045), out to the tick step 0.05
+    expect(gateCharts(series, { delta: 0, gamma: 1e6 }, null).competence.yDomain).toEqual([0.85, 1.05]);
   });
 
   it('draws no δ or γ line while the thresholds are unknown (a live run before its config arrives)', () => {

@@ -3,7 +3,13 @@
 // stop on to the trainer and reports paused / running / stopping to the page once each. Waits are injected (`sleep`)
 // so every test knows exactly when a hold is waiting.
 import { describe, expect, it } from 'vitest';
-import { CONTROL_PAUSE, CONTROL_SLOTS, CONTROL_STOP, type RunControlState } from '../../src/app/worker/protocol';
+import {
+  CONTROL_PAUSE,
+  CONTROL_SLOTS,
+  CONTROL_STEP,
+  CONTROL_STOP,
+  type RunControlState,
+} from '../../src/app/worker/protocol';
 import { RunControl } from '../../src/app/worker/runControl';
 
 /** A sleep the test ends by hand: `waiting` resolves when a hold starts a wait, `wake()` ends that wait. */
@@ -38,9 +44,11 @@ function manualSleep() {
 
 function setup(shared: boolean) {
   const flags = shared ? new Int32Array(new SharedArrayBuffer(CONTROL_SLOTS * 4)) : null;
-  const reports: RunControlState[] = [];
+  const reports: (RunControlState | `${RunControlState} in validation`)[] = [];
   const clock = manualSleep();
-  const control = new RunControl(flags, (s) => reports.push(s), { sleep: clock.sleep });
+  const control = new RunControl(flags, (s, within) => reports.push(within ? `${s} in ${within}` : s), {
+    sleep: clock.sleep,
+  });
   const trainer = {
     stops: 0,
     requestStop() {
@@ -146,5 +154,58 @@ describe('run control inside the worker', () => {
     expect(await work).toBe('sampled');
     await boundary;
     expect(reports).toEqual(['paused', 'running']);
+  });
+
+  it('holds inside a validation when paused there, serves no probe there, and lets go on resume', async () => {
+    const { flags, control, trainer, reports, clock } = setup(true);
+    control.attach(trainer);
+    await control.withinStep(); // not paused: passes at once
+    expect(reports).toEqual([]);
+    Atomics.store(flags!, CONTROL_PAUSE, 1);
+    let passed = false;
+    const within = control.withinStep().then(() => (passed = true));
+    await clock.waiting();
+    expect(reports).toEqual(['paused in validation']);
+    expect(control.held).toBe(true);
+    await expect(control.runWhileHeld(async () => 1)).rejects.toThrow(/held at a step boundary/);
+    Atomics.store(flags!, CONTROL_PAUSE, 0);
+    clock.wake();
+    await within;
+    expect(passed).toBe(true);
+    expect(reports).toEqual(['paused in validation', 'running']);
+  });
+
+  it('finishes the step on a step credit taken inside a validation, then holds at its boundary', async () => {
+    const { flags, control, trainer, reports, clock } = setup(true);
+    control.attach(trainer);
+    Atomics.store(flags!, CONTROL_PAUSE, 1);
+    const within = control.withinStep();
+    await clock.waiting();
+    Atomics.store(flags!, CONTROL_STEP, 1);
+    clock.wake();
+    await within;
+    // the rest of the step's validation runs without holding again
+    await control.withinStep();
+    expect(reports).toEqual(['paused in validation', 'running']);
+    // the step's boundary ends the credit: held there
+    const boundary = control.atStepBoundary('student', 5);
+    await clock.waiting();
+    expect(reports).toEqual(['paused in validation', 'running', 'paused']);
+    expect(Atomics.load(flags!, CONTROL_STEP)).toBe(0);
+    Atomics.store(flags!, CONTROL_PAUSE, 0);
+    clock.wake();
+    await boundary;
+  });
+
+  it('does not hold inside a validation once a stop is asked for: the stop waits for the step boundary', async () => {
+    const { flags, control, trainer, reports } = setup(true);
+    control.attach(trainer);
+    Atomics.store(flags!, CONTROL_PAUSE, 1);
+    Atomics.store(flags!, CONTROL_STOP, 1);
+    await control.withinStep();
+    expect(reports).toEqual([]);
+    await control.atStepBoundary('student', 6);
+    expect(trainer.stops).toBeGreaterThan(0);
+    expect(reports).toEqual(['stopping']);
   });
 });

@@ -128,3 +128,27 @@ describe('one tab owns a run', () => {
     expect(b.runs.getState().error).toMatch(/^run run-x is running in another tab/);
   });
 });
+
+describe('the runs store’s storage estimate', () => {
+  it('re-estimates the storage used each time it is asked', async () => {
+    const repo = new MemoryRunRepository();
+    const usage = [6_000, 10_485_760];
+    let asked = 0;
+    const runStore = createRunStore(
+      () => {
+        throw new Error('no worker in this test');
+      },
+      { sharedControl: false },
+    );
+    const runs = createRunsStore(
+      async () => repo,
+      runStore,
+      async () => ({ usage: usage[Math.min(asked++, usage.length - 1)]!, quota: 1 << 30 }),
+    );
+    await runs.getState().refresh();
+    expect(runs.getState().estimate).toEqual({ usage: 6_000, quota: 1 << 30 });
+    await runs.getState().reestimate();
+    expect(runs.getState().estimate).toEqual({ usage: 10_485_760, quota: 1 << 30 });
+    expect(asked).toBe(2);
+  });
+});

@@ -167,7 +167,10 @@ describe('teaching mode in the replay view, in a real browser', { shuffle: false
     const section = page.locator('#methods-gate-competence-ratio');
     await section.waitFor();
     expect(await section.getAttribute('class')).toContain('target');
-    expect(await section.textContent()).toContain('C = (S + S_prev) / (2 · S_T)');
+    // the formula typeset by KaTeX, its TeX source kept in the MathML annotation
+    expect(await section.locator('annotation').first().textContent()).toBe(
+      String.raw`C = \frac{S + S_{\text{prev}}}{2\,S_T}`,
+    );
     expect(await section.isVisible()).toBe(true);
   });
 

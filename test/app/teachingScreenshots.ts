@@ -1,5 +1,6 @@
 // The README's teaching screenshots (docs/img/teaching-*.png), taken in headless Chromium at 1280×720 from the dev
-// server: `npx tsx test/app/teachingScreenshots.ts`. Not a test: a script that regenerates pictures.
+// server: `npx tsx test/app/teachingScreenshots.ts`. Not a test: a script that regenerates pictures. The run views
+// show the real demo, retire-shell on wasm, held in its student stage (a few minutes of training on 2 cores).
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { launchChromium } from '../support/chromium';
@@ -7,6 +8,10 @@ import { ROOT, startAppServer } from './appServer';
 
 const OUT = join(ROOT, 'docs/img');
 const FIXTURE = join(ROOT, 'test/fixtures/replay/verl_retire_opd.jsonl');
+/** the real demo, not the smoke preset (whose relaxed thresholds and 0 % success say nothing about the science) */
+const DEMO = 'retire-shell';
+/** where the run is held for the pictures: past a few gate windows (W = 5, validation every 5) */
+const HOLD_AT_STUDENT_STEP = 45;
 
 async function main(): Promise<void> {
   mkdirSync(OUT, { recursive: true });
@@ -49,19 +54,23 @@ async function main(): Promise<void> {
     }
     await page.keyboard.press('Escape');
 
-    // a smoke run held in the student stage, its trajectories sampled
+    // the default demo held in the student stage once its gate has evaluated a few windows, trajectories sampled
     await page.goto(`${server.url}#train`);
     await page.getByRole('heading', { name: 'Train', level: 2 }).waitFor({ timeout: 60_000 });
     const preset = page.getByLabel('preset', { exact: true });
-    await preset.locator('option[value="smoke"]').waitFor({ state: 'attached', timeout: 30_000 });
-    await preset.selectOption('smoke');
+    await preset.locator(`option[value="${DEMO}"]`).waitFor({ state: 'attached', timeout: 30_000 });
+    await preset.selectOption(DEMO);
     await page.getByLabel('backend', { exact: true }).selectOption('wasm');
     await page.getByRole('button', { name: 'Start' }).click();
     const progress = page.getByTestId('run-progress');
-    for (let i = 0; i < 600; i++) {
+    const started = Date.now();
+    for (;;) {
       const text = (await progress.textContent().catch(() => '')) ?? '';
-      if (/student (1[1-9]|[2-9]\d)\//.test(text)) break;
-      await page.waitForTimeout(50);
+      const m = /student (\d+)\//.exec(text);
+      if (m && Number(m[1]) >= HOLD_AT_STUDENT_STEP) break;
+      if (Date.now() - started > 15 * 60_000)
+        throw new Error(`${DEMO} did not reach student step ${HOLD_AT_STUDENT_STEP}`);
+      await page.waitForTimeout(500);
     }
     await page.getByRole('button', { name: 'Pause' }).click();
     await page.getByTestId('step-position').filter({ hasText: 'held after student' }).waitFor({ timeout: 60_000 });
@@ -71,7 +80,7 @@ async function main(): Promise<void> {
     await viewer.scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(OUT, 'teaching-trajectories.png') });
 
-    // presentation mode and its tour, over the held run
+    // presentation mode and its tour's stop on K̄ₘ, over the held run (the card docked beside the chart)
     await page.getByRole('button', { name: 'Present' }).click();
     await page.keyboard.press('t');
     await page.keyboard.press('ArrowRight');
@@ -79,6 +88,16 @@ async function main(): Promise<void> {
     await page.keyboard.press('ArrowRight');
     await page.waitForTimeout(800);
     await page.screenshot({ path: join(OUT, 'teaching-presentation.png') });
+
+    // the live episode strip while the demo trains (presentation mode off)
+    await page.keyboard.press('Escape');
+    await page.getByRole('button', { name: 'Resume' }).click();
+    const strip = page.getByTestId('live-episode');
+    await strip.waitFor({ timeout: 60_000 });
+    await page.waitForTimeout(2500);
+    await strip.scrollIntoViewIfNeeded();
+    await strip.screenshot({ path: join(OUT, 'teaching-live-episode.png') });
+    await page.getByRole('button', { name: 'Stop' }).click();
   } finally {
     await browser.close();
     await server.close();

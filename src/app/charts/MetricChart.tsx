@@ -2,10 +2,12 @@
 // marker (the step the teacher retired). Series arrive already downsampled (downsampleSeries.ts).
 import { CartesianGrid, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { memo } from 'react';
-import { saveChart, type ChartFileFormat } from './chartExport';
+import { saveFigure, type ChartFileFormat } from './chartExport';
+import { FIGURE_HEIGHT, FIGURE_WIDTH, lineFigureSvg } from '../../core/lineFigure';
 import { useQueuedValue } from './redrawQueue';
 import { CHART_GRID, CHART_MARGIN, STEP_AXIS, VALUE_AXIS } from './chartFrame';
 import type { SeriesPoint } from './downsampleSeries';
+import { fitRange } from '../../core/axisRange';
 
 export interface MetricChartProps {
   title: string;
@@ -63,17 +65,40 @@ function thresholdOnScale(y: number, lines: MetricChartProps['lines']): boolean 
   return y >= lo - range && y <= hi + range;
 }
 
-/** Save the chart next to these buttons as SVG or PNG (chartExport.ts). */
-function ChartDownloads({ name }: { name: string }) {
+/** A range around a constant series (recharts would draw a line of zeros on [0, 4]); none when the values vary. */
+function constantRange(lines: MetricChartProps['lines']): [number, number] | undefined {
+  const ys = lines.flatMap((l) => l.points.map((p) => p.y));
+  return ys.length > 0 && ys.every((y) => y === ys[0]) ? fitRange(ys) : undefined;
+}
+
+/**
+ * The chart as a figure that reads on its own (core's lineFigure: title, axis labels, a legend naming each line, the
+ * threshold and the retirement marker), for the SVG/PNG downloads.
+ */
+export function metricFigure(p: MetricChartProps, yDomain?: readonly [number, number]): string {
+  const threshold = p.threshold && thresholdOnScale(p.threshold.y, p.lines) ? p.threshold : null;
+  return lineFigureSvg({
+    title: p.title,
+    xLabel: p.xLabel ?? 'step',
+    yLabel: p.lines.map((l) => l.name).join(', '),
+    yDomain,
+    series: p.lines.map((l) => ({ label: l.name, color: l.color, points: l.points })),
+    thresholds: threshold ? [{ y: threshold.y, color: '#b45309', label: threshold.label }] : [],
+    markers: p.marker ? [{ x: p.marker.x, color: '#b91c1c', label: 'retirement' }] : [],
+    notes: p.note ? [p.note] : [],
+  });
+}
+
+/** Save the chart next to these buttons as SVG or PNG (a 960×540 figure; the PNG at 2×). */
+function ChartDownloads({ name, figure }: { name: string; figure: () => string }) {
   const file = name.replace(/[^A-Za-z0-9._-]+/g, '_');
-  const save = (e: { currentTarget: Element }, format: ChartFileFormat) =>
-    saveChart(e.currentTarget.closest('figure'), file, format);
+  const save = (format: ChartFileFormat) => saveFigure(figure(), FIGURE_WIDTH, FIGURE_HEIGHT, file, format);
   return (
     <span className="chart-downloads">
-      <button type="button" className="link" onClick={(e) => save(e, 'svg')}>
+      <button type="button" className="link" onClick={() => save('svg')}>
         SVG
       </button>{' '}
-      <button type="button" className="link" onClick={(e) => save(e, 'png')}>
+      <button type="button" className="link" onClick={() => save('png')}>
         PNG
       </button>
     </span>
@@ -88,18 +113,11 @@ export const MetricChart = memo(function MetricChart(props: MetricChartProps) {
   return <MetricChartView {...useQueuedValue(props)} />;
 });
 
-function MetricChartView({
-  title,
-  lines,
-  xLabel = 'step',
-  threshold,
-  marker,
-  note,
-  testId,
-  yDomain,
-}: MetricChartProps) {
+function MetricChartView(props: MetricChartProps) {
+  const { title, lines, xLabel = 'step', threshold, marker, note, testId, yDomain } = props;
   const empty = lines.every((l) => l.points.length === 0);
   const thresholdShown = threshold && thresholdOnScale(threshold.y, lines) ? threshold : null;
+  const domain = yDomain ?? constantRange(lines);
   return (
     <figure className="chart" data-testid={testId}>
       <figcaption>
@@ -117,7 +135,7 @@ function MetricChartView({
               allowDecimals={false}
               label={{ value: xLabel, position: 'insideBottomRight', offset: -2, fontSize: 11 }}
             />
-            <YAxis {...VALUE_AXIS} tickFormatter={tick} domain={yDomain ?? ['auto', 'auto']} />
+            <YAxis {...VALUE_AXIS} tickFormatter={tick} domain={domain ?? ['auto', 'auto']} />
             <Tooltip formatter={precise} labelFormatter={(x) => `${xLabel} ${String(x)}`} />
             {lines.map((l) => (
               <Line
@@ -153,7 +171,7 @@ function MetricChartView({
         </ResponsiveContainer>
       </div>
       {note ? <p className="chart-note">{note}</p> : null}
-      {empty ? null : <ChartDownloads name={testId ?? title} />}
+      {empty ? null : <ChartDownloads name={testId ?? title} figure={() => metricFigure(props, domain)} />}
     </figure>
   );
 }

@@ -54,6 +54,8 @@ export function LogFilePicker({ logs, onLoad }: { logs: readonly LoadedLog[]; on
         ref={input}
         type="file"
         multiple
+        // the native control's "No file chosen" would contradict the list below: the button above opens it
+        className="file-input-hidden"
         aria-label="log files"
         accept=".jsonl,.json,.csv,.txt,.log"
         onChange={(e) => {

@@ -107,7 +107,7 @@ export function ReplayView() {
       <h2 id="replay-title">Gate replay</h2>
       <p className="lead">
         When would the teacher have retired in your run? Load the log of a real training run — verl’s file logger
-        (JSONL), TRL’s <code>trainer_state.json</code>, TensorBoard/W&amp;B CSV exports (several at once) or this lab’s
+        (JSONL), TRL’s <code>trainer_state.json</code>, TensorBoard/W&amp;B CSV exports (several at once) or this lab’s{' '}
         <code>metrics.jsonl</code> — and replay the gate exactly as <code>npm run replay</code> does. Nothing leaves
         this page.
       </p>

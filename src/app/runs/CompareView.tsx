@@ -1,7 +1,8 @@
 // The compare view: any metric of the ticked runs over steps, one line per point of the varied key(s) — the mean
 // over its seeds with a ± 1 std band — TensorBoard-style EMA smoothing, each run's retirement as a dashed marker, and
-// the comparison table `npm run sweep` writes (same core code, same numbers), exportable as Markdown/CSV and the
-// chart as SVG/PNG.
+// the comparison table `npm run sweep` writes (same core code, same numbers), exportable as Markdown (comparison.md)
+// and CSV (numeric columns) and the chart as SVG/PNG that reads on its own (title, axis labels, legend, markers). A
+// line identical to an earlier one is drawn dashed, with a note saying until which step they agree.
 import { useEffect, useMemo, useRef, useState } from 'react';
 import {
   Area,
@@ -15,15 +16,20 @@ import {
   YAxis,
 } from 'recharts';
 import { downsampleSeries, finitePoints } from '../charts/downsampleSeries';
-import { saveChart } from '../charts/chartExport';
+import { saveFigure } from '../charts/chartExport';
+import { fitRange, isRateMetric } from '../../core/axisRange';
+import { FIGURE_HEIGHT, FIGURE_WIDTH, lineFigureSvg } from '../../core/lineFigure';
+import { usePresetCatalog } from '../train/usePresetCatalog';
 import { CHART_GRID, CHART_MARGIN, STEP_AXIS, VALUE_AXIS } from '../charts/chartFrame';
 import { Select } from '../Select';
 import { validationCurve } from '../../core/experiment/comparison';
 import {
   comparisonCsv,
   comparisonMarkdown,
+  comparisonMarkdownFile,
   emaSmooth,
   groupByPoint,
+  identicalUntil,
   markdownCells,
   meanBand,
   variedKeys,
@@ -92,12 +98,67 @@ export function CompareView() {
       return {
         label: g.label,
         color: COLORS[i % COLORS.length]!,
+        /** the mean at every step, before downsampling: what "identical" compares */
+        full: band.map((b) => ({ x: b.x, y: b.mean })),
         mean: downsampleSeries(band.map((b) => ({ x: b.x, y: b.mean }))),
         band: band.length > 400 ? band.filter((_, j) => j % Math.ceil(band.length / 400) === 0) : band,
         triggers: g.runs.flatMap((r) => (r.triggerStep === null ? [] : [{ id: r.id, x: r.triggerStep }])),
       };
     });
   }, [runs, keys, metrics, stage, metric, smoothing]);
+  // a line identical to an earlier one (e.g. two arms before the retirement) would hide under it: drawn dashed, with
+  // a note "identical until step k"
+  const overlaps = useMemo(
+    () =>
+      groups.map((g, i) => {
+        for (const earlier of groups.slice(0, i)) {
+          const same = identicalUntil(earlier.full, g.full);
+          if (same)
+            return {
+              dash: '7 5',
+              note: same.whole
+                ? `${g.label} is identical to ${earlier.label} (drawn dashed)`
+                : `${g.label} is identical to ${earlier.label} until step ${same.until} (drawn dashed)`,
+            };
+        }
+        return null;
+      }),
+    [groups],
+  );
+  const yDomain = useMemo((): [number, number] | undefined => {
+    if (isRateMetric(metric)) return [0, 1];
+    const ys = groups.flatMap((g) => g.full.map((p) => p.y));
+    // a constant line: around its value, not recharts' [0, 4]
+    return ys.length > 0 && ys.every((y) => y === ys[0]) ? fitRange(ys) : undefined;
+  }, [groups, metric]);
+  const { catalog } = usePresetCatalog();
+  const describePreset = (name: string): string | null => {
+    try {
+      return catalog?.load(name).description ?? null;
+    } catch {
+      return null;
+    }
+  };
+  const title = `${metric} (${stage}), mean ± 1 std over seeds${smoothing > 0 ? `, EMA ${smoothing.toFixed(2)}` : ''}`;
+  /** the chart as a figure that reads on its own: title, axis labels, legend with the retirement markers */
+  const figureSvg = () =>
+    lineFigureSvg({
+      title,
+      xLabel: `${stage === 'sft' ? 'SFT' : stage} step`,
+      yLabel: metric,
+      yDomain,
+      series: groups.map((g, i) => ({
+        label: g.label,
+        color: g.color,
+        points: g.mean,
+        band: g.band.map((b) => ({ x: b.x, lo: b.band[0], hi: b.band[1] })),
+        dash: overlaps[i]?.dash,
+      })),
+      markers: groups.flatMap((g) => g.triggers.map((t) => ({ x: t.x, color: g.color, label: 'retirement' }))),
+      notes: overlaps.flatMap((o) => (o ? [o.note] : [])),
+    });
+  const exportChart = (format: 'svg' | 'png') =>
+    saveFigure(figureSvg(), FIGURE_WIDTH, FIGURE_HEIGHT, 'compare', format);
   // the student validation curves, for the table's "steps to 0.9·S_T" (as the sweep CLI reads them from metrics.jsonl)
   const curves = useMemo(
     () =>
@@ -162,15 +223,13 @@ export function CompareView() {
             </button>
           </div>
           <figure className="chart compare-chart" ref={figure}>
-            <figcaption>
-              {metric} ({stage}), mean ± 1 std over seeds{smoothing > 0 ? `, EMA ${smoothing.toFixed(2)}` : ''}
-            </figcaption>
+            <figcaption>{title}</figcaption>
             {anyLine ? (
               <ResponsiveContainer width="100%" height={300}>
                 <ComposedChart margin={CHART_MARGIN}>
                   <CartesianGrid {...CHART_GRID} />
                   <XAxis {...STEP_AXIS} />
-                  <YAxis {...VALUE_AXIS} domain={['auto', 'auto']} />
+                  <YAxis {...VALUE_AXIS} domain={yDomain ?? ['auto', 'auto']} />
                   <Tooltip formatter={tooltipValue} labelFormatter={(x) => `step ${String(x)}`} />
                   {groups.map((g) => (
                     <Area
@@ -185,13 +244,14 @@ export function CompareView() {
                       name={`${g.label} ± std`}
                     />
                   ))}
-                  {groups.map((g) => (
+                  {groups.map((g, i) => (
                     <Line
                       key={`mean-${g.label}`}
                       data={g.mean}
                       dataKey="y"
                       name={g.label}
                       stroke={g.color}
+                      strokeDasharray={overlaps[i]?.dash}
                       strokeWidth={1.8}
                       dot={false}
                       isAnimationActive={false}
@@ -223,15 +283,27 @@ export function CompareView() {
                 </li>
               ))}
             </ul>
+            {overlaps.map((o, i) =>
+              o ? (
+                <p key={i} className="chart-note" data-testid="compare-identical">
+                  {o.note}
+                </p>
+              ) : null,
+            )}
           </figure>
           <div className="buttons">
-            <button type="button" onClick={() => saveChart(figure.current, 'compare', 'svg')}>
+            <button type="button" onClick={() => exportChart('svg')} disabled={!anyLine}>
               chart as SVG
             </button>
-            <button type="button" onClick={() => saveChart(figure.current, 'compare', 'png')}>
+            <button type="button" onClick={() => exportChart('png')} disabled={!anyLine}>
               chart as PNG
             </button>
-            <button type="button" onClick={() => saveText(`${markdown}\n`, 'comparison.md', 'text/markdown')}>
+            <button
+              type="button"
+              onClick={() =>
+                saveText(comparisonMarkdownFile(runs, curves, describePreset), 'comparison.md', 'text/markdown')
+              }
+            >
               table as Markdown
             </button>
             <button type="button" onClick={() => saveText(comparisonCsv(runs, curves), 'comparison.csv', 'text/csv')}>

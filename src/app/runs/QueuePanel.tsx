@@ -1,6 +1,8 @@
 // The run queue form and its progress: a preset (sweep presets bring their axes and seeds), axes to vary (one
 // `key=v1,v2` per line, as `npm run sweep -- --vary`), seeds, overrides; the runs go one after another in the
-// worker. Progress per run and overall, with an ETA from the time spent so far.
+// worker. The form starts empty; once a preset is chosen it says how many runs that makes and how long they should
+// take here (queueEstimate.ts: this browser's measured step times) before anything is queued. Progress per run and
+// overall, with an ETA from the time spent so far.
 import { overrideLines } from '../overrideLines';
 import { useEffect, useMemo, useState } from 'react';
 import { useStore } from 'zustand';
@@ -10,7 +12,8 @@ import { usePresetCatalog } from '../train/usePresetCatalog';
 import { BACKEND_CHOICES, type BackendChoice } from '../../core/methodVocabulary';
 import { isActive } from '../train/liveRunState';
 import { createQueue, parseAxes, parseSeeds, queueProgress, type RunQueue } from './runQueue';
-import { queueStore, runsStore } from './storedRuns';
+import { queueStore, runsStore, useRuns } from './storedRuns';
+import { estimateQueue, type MeasuredRun } from './queueEstimate';
 
 const axesText = (axes: Record<string, unknown[]>) =>
   Object.entries(axes)
@@ -101,7 +104,8 @@ function QueueForm() {
   const queueError = useStore(queueStore, (s) => s.error);
   const activeQueue = useStore(queueStore, (s) => s.activeId);
   const running = isActive(useRun((s) => s.status));
-  const [presetName, setPresetName] = useState('schedules');
+  // empty until a preset is chosen: a sweep preset queues many runs (schedules: 21), nothing is queued by default
+  const [presetName, setPresetName] = useState('');
   const [axes, setAxes] = useState<string | null>(null);
   const [seeds, setSeeds] = useState<string | null>(null);
   const [overrides, setOverrides] = useState('');
@@ -109,7 +113,7 @@ function QueueForm() {
 
   const preset = useMemo(() => {
     try {
-      return catalog ? catalog.load(presetName) : null;
+      return catalog && presetName !== '' ? catalog.load(presetName) : null;
     } catch {
       return null;
     }
@@ -131,6 +135,16 @@ function QueueForm() {
       };
     }
   }, [preset, overrides, backend, seedsShown, axesShown, axes]);
+  const runs = useRuns((s) => s.runs);
+  const estimate = useMemo(() => {
+    if (!built.queue) return null;
+    const finished: MeasuredRun[] = runs.flatMap((r) =>
+      r.status === 'completed' && r.summary
+        ? [{ preset: r.preset, config: r.config, wallSeconds: r.summary.wallSeconds }]
+        : [],
+    );
+    return estimateQueue(built.queue.preset, built.queue.items, finished);
+  }, [built.queue, runs]);
 
   return (
     <form
@@ -151,7 +165,8 @@ function QueueForm() {
             setSeeds(null);
           }}
         >
-          {(catalog?.names ?? [presetName]).map((n) => (
+          <option value="">choose a preset…</option>
+          {(catalog?.names ?? []).map((n) => (
             <option key={n}>{n}</option>
           ))}
         </select>
@@ -200,6 +215,14 @@ function QueueForm() {
       >
         Queue {built.queue ? built.queue.items.length : ''} runs
       </button>
+      {built.queue ? (
+        <p className="muted queue-estimate" data-testid="queue-estimate">
+          {built.queue.items.length} runs of {built.queue.preset},{' '}
+          {estimate
+            ? `about ${duration(estimate.seconds)} one after another (${estimate.basis})`
+            : `no time estimate yet: no ${built.queue.preset} or ${built.queue.items[0]?.config.env.name ?? ''} run has finished in this browser`}
+        </p>
+      ) : null}
       {built.error ? (
         <p role="alert" className="error">
           {built.error}

@@ -1,70 +1,22 @@
 // The runs table: every stored run (trained here or imported) with preset, changed keys, seed, backend, status,
 // final test success, trigger step, teacher forwards saved and wall time; sortable by any column, filterable by
 // text; tick runs to compare them; show, resume, export or delete each. Storage used is shown above it.
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { isActive } from '../train/liveRunState';
 import { useRun } from '../train/liveRun';
-import { pointLabel } from './comparison';
 import { saveBlob } from './download';
-import type { RunRecord } from './runRecord';
 import { runZip } from './runExportZip';
 import { runRepository, useRuns, runsStore } from './storedRuns';
 import { RunImport } from './RunImport';
-
-type Column =
-  'created' | 'preset' | 'changed' | 'seed' | 'backend' | 'status' | 'success' | 'trigger' | 'saved' | 'wall';
-
-const COLUMNS: { key: Column; label: string }[] = [
-  { key: 'preset', label: 'preset' },
-  { key: 'changed', label: 'changed keys' },
-  { key: 'seed', label: 'seed' },
-  { key: 'backend', label: 'backend' },
-  { key: 'status', label: 'status' },
-  { key: 'success', label: 'final success' },
-  { key: 'trigger', label: 'trigger step' },
-  { key: 'saved', label: 'teacher forwards saved' },
-  { key: 'wall', label: 'wall s' },
-];
-
-const changedKeys = (r: RunRecord) => (r.point ? pointLabel(r.point) : r.overrides.join(', '));
-
-function cell(r: RunRecord, c: Column): string | number | null {
-  switch (c) {
-    case 'created':
-      return r.createdAt;
-    case 'preset':
-      return r.preset;
-    case 'changed':
-      return changedKeys(r);
-    case 'seed':
-      return r.seed;
-    case 'backend':
-      return r.backend ?? r.backendChoice;
-    case 'status':
-      return r.status;
-    case 'success':
-      return r.summary ? r.summary.test.successRate : null;
-    case 'trigger':
-      return r.triggerStep;
-    case 'saved':
-      return r.summary ? r.summary.gate.teacherForwardSkipped : null;
-    case 'wall':
-      return r.summary ? r.summary.wallSeconds : null;
-  }
-}
-
-const show = (r: RunRecord, c: Column): string => {
-  const v = cell(r, c);
-  if (v === null || v === '') return '–';
-  if (c === 'success') return `${(100 * (v as number)).toFixed(1)}%`;
-  if (c === 'wall') return (v as number).toFixed(1);
-  return String(v);
-};
+import { cell, COLUMNS, show, type Column } from './runCells';
 
 /** The running run's stage and step: only this cell re-renders as steps arrive, not the table. */
 function LiveStep() {
   return <>{useRun((s) => `${s.stage ?? ''} ${s.step}/${s.totalSteps}`)}</>;
 }
+
+/** How often the storage used is re-estimated while a run writes (ms). */
+const STORAGE_REESTIMATE_MS = 3000;
 
 const bytes = (n: number) => (n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(1)} MB` : `${(n / 1024).toFixed(0)} kB`);
 
@@ -79,6 +31,12 @@ export function RunsTable() {
   const [sort, setSort] = useState<{ by: Column; desc: boolean }>({ by: 'created', desc: true });
   const [filter, setFilter] = useState('');
   const busy = isActive(liveStatus);
+  // a live run writes metrics, events and checkpoints as it goes: the storage used is asked again while it runs
+  useEffect(() => {
+    if (!busy) return;
+    const t = setInterval(() => void runsStore.getState().reestimate(), STORAGE_REESTIMATE_MS);
+    return () => clearInterval(t);
+  }, [busy]);
 
   const rows = useMemo(() => {
     const f = filter.trim().toLowerCase();
@@ -123,6 +81,7 @@ export function RunsTable() {
             type="search"
             value={filter}
             placeholder="preset, key, status…"
+            size={24}
             onChange={(e) => setFilter(e.currentTarget.value)}
           />
         </label>

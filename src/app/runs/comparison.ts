@@ -5,8 +5,10 @@
 import Papa from 'papaparse';
 import { configKeys, getConfigValue } from '../../core/experiment/config';
 import {
+  comparisonDocument,
   compareRuns,
   formatComparisonTable,
+  sweepAbout,
   withYardsticks,
   type ComparisonRow,
   type CurvePoint,
@@ -58,8 +60,7 @@ export type RunCurves = ReadonlyMap<string, readonly CurvePoint[]>;
  * points, curves (for "steps to 0.9·S_T") and S_T yardsticks (withYardsticks), so both tables agree to the digit.
  */
 function comparisonRows(runs: readonly RunRecord[], curves: RunCurves = new Map()): ComparisonRow[] {
-  const withSummary = sweepOrder(runs).filter((r): r is RunRecord & { summary: RunSummary } => r.summary !== null);
-  const keys = variedKeys(withSummary);
+  const { withSummary, keys } = summarised(runs);
   return compareRuns(
     withYardsticks(
       withSummary.map((r) => ({
@@ -72,14 +73,112 @@ function comparisonRows(runs: readonly RunRecord[], curves: RunCurves = new Map(
   );
 }
 
+/** The runs with a summary, in sweep order, and the keys they vary. */
+function summarised(runs: readonly RunRecord[]) {
+  const withSummary = sweepOrder(runs).filter((r): r is RunRecord & { summary: RunSummary } => r.summary !== null);
+  return { withSummary, keys: variedKeys(withSummary) };
+}
+
 /** The Markdown table of comparison.md (without its heading). */
 export function comparisonMarkdown(runs: readonly RunRecord[], curves?: RunCurves): string {
   return formatComparisonTable(comparisonRows(runs, curves));
 }
 
-/** The same table as CSV (the Markdown cells, one row per point). */
+/**
+ * comparison.md as `npm run sweep` writes it: "# Sweep TITLE", what the presets are (their descriptions), the table.
+ * TITLE is the runs' preset names joined by "+" in sweep order, as the CLI names a sweep of several presets.
+ */
+export function comparisonMarkdownFile(
+  runs: readonly RunRecord[],
+  curves: RunCurves | undefined,
+  describe: (preset: string) => string | null,
+): string {
+  const names = [...new Set(summarised(runs).withSummary.map((r) => r.preset))];
+  const presets = names.flatMap((name) => {
+    const description = describe(name);
+    return description === null ? [] : [{ name, description }];
+  });
+  return comparisonDocument(names.join('+'), sweepAbout(presets), comparisonMarkdown(runs, curves));
+}
+
+/** A number for a CSV cell: empty when not finite (a spreadsheet reads an empty cell as missing). */
+const csvNumber = (x: number | null | undefined, digits = 6): string =>
+  x === null || x === undefined || !Number.isFinite(x) ? '' : String(Number(x.toFixed(digits)));
+
+/**
+ * The comparison as numbers, one row per point: the axis values, n (seeds), test success as a fraction — mean, sample
+ * std, and the 95 % interval's lo and hi (empty with one seed) — then one column per seed for the steps to 0.9·S_T
+ * and one per seed for the trigger step (empty = never, or the point has no run with that seed), the mean teacher
+ * forwards saved and the mean wall seconds. The same numbers as the Markdown table, unrounded, in columns.
+ */
 export function comparisonCsv(runs: readonly RunRecord[], curves?: RunCurves): string {
-  return Papa.unparse(markdownCells(comparisonMarkdown(runs, curves)));
+  const { withSummary, keys } = summarised(runs);
+  const rows = comparisonRows(runs, curves);
+  // the seeds of each point, in the order compareRuns met them (its per-seed arrays follow that order)
+  const seedsOf = new Map<string, number[]>();
+  for (const r of withSummary) {
+    const k = JSON.stringify(pointOf(r, keys));
+    seedsOf.set(k, [...(seedsOf.get(k) ?? []), r.seed]);
+  }
+  const seeds = [...new Set(withSummary.map((r) => r.seed))].sort((a, b) => a - b);
+  const axisKeys = [...new Set(rows.flatMap((r) => Object.keys(r.point)))];
+  const header = [
+    ...axisKeys,
+    'n',
+    'test_success_mean',
+    'test_success_std',
+    'test_success_ci95_lo',
+    'test_success_ci95_hi',
+    ...seeds.map((s) => `steps_to_target_seed${s}`),
+    ...seeds.map((s) => `trigger_step_seed${s}`),
+    'teacher_forwards_saved_mean',
+    'wall_s_mean',
+  ];
+  const body = rows.map((r) => {
+    const own = seedsOf.get(JSON.stringify(r.point)) ?? [];
+    const perSeed = (values: readonly (number | null)[]) =>
+      seeds.map((s) => {
+        const i = own.indexOf(s);
+        return i < 0 ? '' : csvNumber(values[i]);
+      });
+    const interval =
+      r.seeds < 2 ? ['', ''] : [csvNumber(r.successMean - r.successCi95), csvNumber(r.successMean + r.successCi95)];
+    return [
+      ...axisKeys.map((k) => {
+        const v = r.point[k];
+        return v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v);
+      }),
+      String(r.seeds),
+      csvNumber(r.successMean),
+      csvNumber(r.successStd),
+      ...interval,
+      ...perSeed(r.stepsToTarget),
+      ...perSeed(r.triggerSteps),
+      csvNumber(r.teacherForwardsSavedMean),
+      csvNumber(r.wallSecondsMean),
+    ];
+  });
+  return Papa.unparse([header, ...body]);
+}
+
+/**
+ * Where two series (sorted by x) stop being identical: the last x of their common prefix of equal points, or null
+ * when they differ from their first point. Equal throughout: the last shared x. Used to draw a series that would hide
+ * under another dashed, with a note "identical until step k".
+ */
+export function identicalUntil(
+  a: readonly SeriesPoint[],
+  b: readonly SeriesPoint[],
+): { until: number; whole: boolean } | null {
+  let last: number | null = null;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const p = a[i]!;
+    const q = b[i]!;
+    if (p.x !== q.x || p.y !== q.y) return last === null ? null : { until: last, whole: false };
+    last = p.x;
+  }
+  return last === null ? null : { until: last, whole: a.length === b.length };
 }
 
 /** The cells of a Markdown table (header first, separator row dropped). */

@@ -41,6 +41,8 @@ export interface RunsActions {
   /** load the list; runs left 'running' by a closed or reloaded page become 'interrupted' */
   load(): Promise<void>;
   refresh(): Promise<void>;
+  /** ask the browser again how much storage this origin uses (a live run writes as it goes) */
+  reestimate(): Promise<void>;
   startRun(run: NewRun): Promise<string | null>;
   resumeRun(id: string): Promise<void>;
   showRun(id: string): Promise<void>;
@@ -145,6 +147,9 @@ export function createRunsStore(
           set({ runs, selected: get().selected.filter((id) => known.has(id)) });
           set({ estimate: await estimate() });
         });
+      },
+      async reestimate() {
+        await guard(async () => set({ estimate: await estimate() }));
       },
       async startRun(run) {
         if (isActive(runStore.getState().status)) {

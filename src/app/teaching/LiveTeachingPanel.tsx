@@ -49,7 +49,12 @@ export function LiveTeachingPanel() {
             What if δ, γ or W were different? (replays this run’s log, as npm run replay would)
           </summary>
           {i.whatIf ? (
-            <WhatIfPanel key={`${state.runId}-${i.lastStep}`} sources={i.whatIf.sources} options={i.whatIf.options} />
+            <WhatIfPanel
+              key={`${state.runId}-${i.lastStep}`}
+              sources={i.whatIf.sources}
+              options={i.whatIf.options}
+              ongoing={isActive(state.status)}
+            />
           ) : null}
         </details>
       ) : !held ? (

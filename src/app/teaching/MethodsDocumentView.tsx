@@ -1,16 +1,25 @@
 // The method spec inside the app (offline): docs/METHODS.md, bundled as text by Vite and drawn as HTML, opened at the
-// section an explanation links to (`#method?gate-alignment-progress`).
+// section an explanation links to (`#method?gate-alignment-progress`). Its formulas are typeset with KaTeX, as the
+// explain panels' are (methodsTeX.ts holds their TeX).
 import { useEffect, useMemo, useSyncExternalStore } from 'react';
 import methodsText from '../../../docs/METHODS.md?raw';
 import { parseMethods, type Inline } from './methodsDocument';
+import { METHODS_TEX } from './methodsTeX';
+import { TeX } from './TeX';
 import './teaching.css';
+
+/** A code span: typeset when it is a formula, code when it is a key, a metric name or a path. */
+function CodeSpan({ text }: { text: string }) {
+  const tex = METHODS_TEX[text];
+  return tex !== undefined ? <TeX tex={tex} /> : <code>{text}</code>;
+}
 
 function Inlines({ inline }: { inline: Inline[] }) {
   return (
     <>
       {inline.map((p, i) =>
         p.kind === 'code' ? (
-          <code key={i}>{p.text}</code>
+          <CodeSpan key={i} text={p.text} />
         ) : p.kind === 'strong' ? (
           <strong key={i}>{p.text}</strong>
         ) : (
@@ -74,12 +83,18 @@ export function MethodsDocumentView() {
                 ))}
               </ul>
             );
-          case 'formula':
-            return (
+          case 'formula': {
+            const tex = METHODS_TEX[b.text];
+            return tex !== undefined ? (
+              <div key={i} id={id} className={`formula ${target ?? ''}`}>
+                <TeX tex={tex} display />
+              </div>
+            ) : (
               <pre key={i} id={id} className={target}>
                 {b.text}
               </pre>
             );
+          }
         }
       })}
     </section>

@@ -1,9 +1,15 @@
-// Presentation mode for a projector (1280×720): larger type, a guided tour through the default demo (tour.ts), and
-// keyboard controls — P or Space pause/resume the run, S steps a paused run by one step, ←/→ move through the tour,
-// T opens or closes the tour, Esc leaves presentation mode. Keys are ignored while typing in a field.
-import { useCallback, useEffect, useState } from 'react';
-import { runStore } from '../train/liveRun';
+// Presentation mode for a projector (1280×720 and up): larger type, a guided tour through the default demo
+// (tour.ts), and keyboard controls — Space starts a run when none is going and otherwise pauses/resumes it, P
+// pauses/resumes, S steps a paused run by one step, ←/→ move through the tour, T opens or closes the tour, Esc
+// leaves presentation mode. Keys are ignored while typing in a field.
+//
+// Nothing fixed covers the page: the keys bar sits in the header's flow, and while the tour is open the page gives
+// up a column on the right (html.touring) where the tour card is docked beside its target, level with it.
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { runStore, useRun } from '../train/liveRun';
+import { isActive } from '../train/liveRunState';
 import { TOUR } from './tour';
+import { tourFacts } from './tourFacts';
 import './teaching.css';
 
 const HIGHLIGHT = 'tour-target';
@@ -13,19 +19,17 @@ function typing(target: EventTarget | null): boolean {
   return !!el && (el.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName));
 }
 
-function show(index: number): void {
+const currentView = () => window.location.hash.replace(/^#\/?/, '').split('?')[0];
+
+/** Outline the stop's target and bring it into view; false when it does not exist (yet). */
+function highlight(index: number): boolean {
   const stop = TOUR[index];
-  if (!stop) return;
-  if (window.location.hash.replace(/^#\/?/, '').split('?')[0] !== stop.view) window.location.hash = stop.view;
-  // the view renders on the hash change: find the target once it is there
-  requestAnimationFrame(() =>
-    requestAnimationFrame(() => {
-      for (const el of document.querySelectorAll(`.${HIGHLIGHT}`)) el.classList.remove(HIGHLIGHT);
-      const el = document.querySelector(stop.target);
-      el?.classList.add(HIGHLIGHT);
-      el?.scrollIntoView({ block: 'center', behavior: 'smooth' });
-    }),
-  );
+  for (const el of document.querySelectorAll(`.${HIGHLIGHT}`)) el.classList.remove(HIGHLIGHT);
+  const el = stop ? document.querySelector(stop.target) : null;
+  if (!el) return false;
+  el.classList.add(HIGHLIGHT);
+  el.scrollIntoView({ block: 'center' });
+  return true;
 }
 
 function togglePause(): void {
@@ -34,16 +38,94 @@ function togglePause(): void {
   else if (run.status === 'paused' || run.status === 'pausing') run.resume();
 }
 
+/** Space: start the Train form's run when none is going (in the Train view), else pause or resume. */
+function startOrToggle(): void {
+  if (isActive(runStore.getState().status)) return togglePause();
+  if (currentView() !== 'train') window.location.hash = 'train';
+  // the form validates the preset, seed and overrides; an invalid form starts nothing and says why
+  requestAnimationFrame(() => document.querySelector<HTMLFormElement>('form.run-controls')?.requestSubmit());
+}
+
+/** The card's top edge (px): level with the target, kept inside the viewport. */
+function cardTop(target: Element | null, card: HTMLElement | null): number {
+  const margin = 12;
+  const height = card?.offsetHeight ?? 0;
+  const top = target ? target.getBoundingClientRect().top : margin;
+  return Math.max(margin, Math.min(top, window.innerHeight - height - margin));
+}
+
+function TourCard({ index, go, close }: { index: number; go: (i: number) => void; close: () => void }) {
+  const stop = TOUR[index];
+  const facts = tourFacts(useRun((s) => s));
+  const [top, setTop] = useState(12);
+  // bumped once the view has rendered after a move, so that the card re-reads whether its target is there
+  const [, setRendered] = useState(0);
+  const card = useRef<HTMLElement>(null);
+  // re-checked on every render (the run's events re-render the card): the target appears as the run gets there
+  const present = stop ? document.querySelector(stop.target) !== null : false;
+  useLayoutEffect(() => {
+    const place = () => setTop(cardTop(stop ? document.querySelector(stop.target) : null, card.current));
+    place();
+    window.addEventListener('scroll', place, { passive: true });
+    window.addEventListener('resize', place);
+    return () => {
+      window.removeEventListener('scroll', place);
+      window.removeEventListener('resize', place);
+    };
+  }, [stop, present]);
+  // the view renders on the hash change: outline the target once it is there, and again when the run brings it
+  useEffect(() => {
+    let frame = requestAnimationFrame(() => {
+      frame = requestAnimationFrame(() => {
+        highlight(index);
+        setRendered((n) => n + 1);
+        setTop(cardTop(stop ? document.querySelector(stop.target) : null, card.current));
+      });
+    });
+    return () => cancelAnimationFrame(frame);
+  }, [index, stop, present]);
+  if (!stop) return null;
+  return (
+    <aside ref={card} className="tour-card" aria-label="guided tour" data-testid="tour-card" style={{ top }}>
+      <strong>{stop.title}</strong>
+      <p data-testid="tour-text">{stop.text(facts)}</p>
+      {present ? null : (
+        <p className="tour-wait" data-testid="tour-wait">
+          {stop.waitFor}
+        </p>
+      )}
+      <div className="tour-buttons">
+        <button type="button" onClick={() => go(index - 1)} disabled={index === 0}>
+          ‹ Back
+        </button>
+        <span className="muted">
+          {index + 1} / {TOUR.length}
+        </span>
+        <button type="button" onClick={() => go(index + 1)} disabled={index === TOUR.length - 1}>
+          Next ›
+        </button>
+        <button type="button" onClick={close}>
+          Close
+        </button>
+      </div>
+    </aside>
+  );
+}
+
 export function PresentationMode() {
   const [on, setOn] = useState(false);
   const [tour, setTour] = useState<number | null>(null);
   useEffect(() => {
     document.documentElement.classList.toggle('presentation', on);
-  }, [on]);
+    document.documentElement.classList.toggle('touring', on && tour !== null);
+    if (!on || tour === null)
+      for (const el of document.querySelectorAll(`.${HIGHLIGHT}`)) el.classList.remove(HIGHLIGHT);
+  }, [on, tour]);
   const go = useCallback((i: number) => {
     const next = Math.max(0, Math.min(TOUR.length - 1, i));
+    const stop = TOUR[next];
+    if (stop && currentView() !== stop.view) window.location.hash = stop.view;
     setTour(next);
-    show(next);
   }, []);
   useEffect(() => {
     if (!on) return;
@@ -55,7 +137,8 @@ export function PresentationMode() {
       else if (key === 't') {
         if (tour === null) go(0);
         else setTour(null);
-      } else if (key === 'p' || key === ' ') togglePause();
+      } else if (key === 'p') togglePause();
+      else if (key === ' ') startOrToggle();
       else if (key === 's') runStore.getState().stepOnce();
       else if (key === 'escape') {
         setTour(null);
@@ -66,7 +149,6 @@ export function PresentationMode() {
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
   }, [on, tour, go]);
-  const stop = tour === null ? null : TOUR[tour];
   return (
     <>
       <button
@@ -77,37 +159,23 @@ export function PresentationMode() {
           setOn(!on);
           if (on) setTour(null);
         }}
-        title="larger type, a guided tour and keyboard controls (P pause, S step, ←/→ tour, T tour, Esc leave)"
+        title="larger type, a guided tour and keyboard controls (Space start/pause, S step, ←/→ tour, T tour, Esc leave)"
       >
         {on ? 'Leave presentation' : 'Present'}
       </button>
-      {on && stop ? (
-        <aside className="tour-card" aria-label="guided tour" data-testid="tour-card">
-          <strong>{stop.title}</strong>
-          <p>{stop.text}</p>
-          <div className="tour-buttons">
-            <button type="button" onClick={() => go((tour ?? 0) - 1)} disabled={tour === 0}>
-              ‹ Back
+      {on ? (
+        <p className="present-keys" aria-label="presentation keys">
+          {tour === null ? (
+            <button type="button" onClick={() => go(0)}>
+              Start the guided tour
             </button>
-            <span className="muted">
-              {(tour ?? 0) + 1} / {TOUR.length}
-            </span>
-            <button type="button" onClick={() => go((tour ?? 0) + 1)} disabled={tour === TOUR.length - 1}>
-              Next ›
-            </button>
-            <button type="button" onClick={() => setTour(null)}>
-              Close
-            </button>
-          </div>
-        </aside>
-      ) : on ? (
-        <aside className="tour-card tour-hint" aria-label="presentation keys">
-          <button type="button" onClick={() => go(0)}>
-            Start the guided tour
-          </button>{' '}
-          <span className="muted">keys: T tour · ←/→ · P pause/resume · S step · Esc leave</span>
-        </aside>
+          ) : null}{' '}
+          <span className="muted">
+            keys: T tour · ←/→ · Space start or pause/resume · P pause/resume · S step · Esc leave
+          </span>
+        </p>
       ) : null}
+      {on && tour !== null ? <TourCard index={tour} go={go} close={() => setTour(null)} /> : null}
     </>
   );
 }

@@ -11,6 +11,7 @@ export function StepButton() {
   const stage = useRun((s) => s.stage);
   const step = useRun((s) => s.step);
   const isolation = useStore(publishStore, (s) => s.isolation);
+  const heldIn = useRun((s) => s.heldIn);
   if (status === 'idle') return null;
   const supported = runStore.getState().canStep();
   return (
@@ -25,7 +26,11 @@ export function StepButton() {
         Step ▸|
       </button>
       <span className="muted" data-testid="step-position">
-        {status === 'paused' ? `held after ${stage ?? ''} step ${step}` : 'pause the run to step through it'}
+        {status !== 'paused'
+          ? 'pause the run to step through it'
+          : heldIn === 'validation'
+            ? `held in a validation after ${stage ?? ''} step ${step} (Step finishes it)`
+            : `held after ${stage ?? ''} step ${step}`}
       </span>
       {!supported && (
         <span className="muted" data-testid="step-unavailable">

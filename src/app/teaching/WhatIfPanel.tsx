@@ -76,14 +76,16 @@ const SLIDERS: SliderSpec[] = [
   },
 ];
 
-const describeTrigger = (t: number | null) => (t === null ? 'never retires' : `retires at step ${t}`);
+/** A trigger step in words; a log that is still growing (a live run) has not retired "yet" rather than "never". */
+const describeTrigger = (t: number | null, ongoing = false) =>
+  t === null ? (ongoing ? 'not retired yet' : 'never retires') : `retires at step ${t}`;
 
-function Comparison({ cmp }: { cmp: WhatIfComparison }) {
+function Comparison({ cmp, ongoing }: { cmp: WhatIfComparison; ongoing: boolean }) {
   const shift = cmp.triggerShift;
   return (
     <div className="comparison" aria-live="polite">
       <div>
-        original: {describeTrigger(cmp.original.triggerStep)} ·{' '}
+        original: {describeTrigger(cmp.original.triggerStep, ongoing)} ·{' '}
         <span data-testid="whatif-original-saved">{cmp.original.teacherForwardsSaved}</span> teacher forwards saved
       </div>
       <div>
@@ -101,7 +103,16 @@ function Comparison({ cmp }: { cmp: WhatIfComparison }) {
   );
 }
 
-export function WhatIfPanel({ sources, options }: { sources: readonly LogSource[]; options: ReplayOptions }) {
+export function WhatIfPanel({
+  sources,
+  options,
+  ongoing = false,
+}: {
+  sources: readonly LogSource[];
+  options: ReplayOptions;
+  /** the log is a run still going (paused): its original has not retired "yet" */
+  ongoing?: boolean;
+}) {
   const original = useMemo(() => knobsOf(options), [options]);
   const [knobs, setKnobs] = useState<Knobs>(original);
   const deferred = useDeferredValue(knobs);
@@ -174,7 +185,7 @@ export function WhatIfPanel({ sources, options }: { sources: readonly LogSource[
         </div>
       </div>
       {'cmp' in result ? (
-        <Comparison cmp={result.cmp} />
+        <Comparison cmp={result.cmp} ongoing={ongoing} />
       ) : (
         <p role="alert" className="error" data-testid="whatif-error">
           {result.error}

@@ -31,7 +31,7 @@ export function inspectReplay(result: ReplayResult, options: ReplayOptions): Ins
 }
 
 /** S_T as the run logged it (retire_opd/teacher_performance of its latest student step), or null before. */
-function liveTeacherPerformance(state: RunState): number | null {
+export function liveTeacherPerformance(state: RunState): number | null {
   if (state.summary?.teacherPerformance != null) return state.summary.teacherPerformance;
   if (state.retirement) return state.retirement.teacherPerformance;
   const last = state.steps.student[state.steps.student.length - 1];

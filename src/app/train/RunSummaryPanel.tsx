@@ -103,7 +103,11 @@ export function RunSummaryPanel() {
       </div>
       <dl>
         <dt>test success</dt>
-        <dd data-testid="summary-test-success">{pct(s.test.successRate)}</dd>
+        <dd data-testid="summary-test-success">
+          {Number.isFinite(s.test.successRate)
+            ? pct(s.test.successRate)
+            : `– (${s.status === 'completed' ? 'not measured' : `the run ${s.status === 'failed' ? 'failed' : 'was stopped'} before its test evaluation`})`}
+        </dd>
         <dt>pass@k</dt>
         <dd>
           {Object.entries(s.test.passAtK)

@@ -23,6 +23,7 @@ import { LiveTeachingPanel } from '../teaching/LazyLiveTeachingPanel';
 import { StepButton } from '../teaching/StepButton';
 import { BackendBadge } from './BackendBadge';
 import { configFileReferenceErrors } from '../../core/experiment/fileReference';
+import { LiveEpisodeStrip } from './LiveEpisodeStrip';
 
 const BACKEND_LABELS: Record<BackendChoice, string> = {
   auto: 'auto',
@@ -339,6 +340,7 @@ export function TrainView() {
       <StepButton />
       <KnobExplainers />
       <RunStatusLine />
+      <LiveEpisodeStrip />
       <RunCharts />
       <ChartExplainers charts={TRAIN_CHARTS} />
       <LiveTeachingPanel />

@@ -4,6 +4,7 @@ import type { ExperimentConfig } from '../../core/experiment/config';
 import type { RunSummary } from '../../core/experiment/summary';
 import { appendLog, EMPTY_RUN_LOG, foldRunLog, type LogEntry, type RunLog } from '../../core/runLog/runLogFold';
 import type { BackendName } from '../../engine/backend';
+import type { LiveEpisode } from '../../engine/trainer/liveEpisode';
 import {
   assertNever,
   type BackendChoice,
@@ -33,6 +34,13 @@ export interface RunState extends RunLog {
   error: WireError | null;
   /** the last failure to save the run to browser storage (shown until the run ends) */
   storageError: WireError | null;
+  /**
+   * a paused run held inside a validation after step `step` (the student's, inside step `step + 1`; the teacher's S_T,
+   * after its last step) rather than at the step boundary
+   */
+  heldIn: 'validation' | null;
+  /** the latest episode of the current training rollout (the live strip), or null before the first */
+  liveEpisode: LiveEpisode | null;
 }
 
 export const INITIAL_RUN_STATE: RunState = {
@@ -45,6 +53,8 @@ export const INITIAL_RUN_STATE: RunState = {
   backend: null,
   skippedBackends: [],
   storageError: null,
+  heldIn: null,
+  liveEpisode: null,
 };
 
 /** The run's status once its summary says how it ended. */
@@ -102,9 +112,15 @@ function onReceived(state: RunState, response: WorkerResponse): RunState {
       return {
         ...state,
         status: response.state,
+        heldIn: response.state === 'paused' ? (response.within ?? null) : null,
         log: addLog(state, {
           level: 'info',
-          text: response.state === 'paused' ? `paused at ${state.stage ?? ''} step ${state.step}` : 'resumed',
+          text:
+            response.state !== 'paused'
+              ? 'resumed'
+              : response.within
+                ? `paused in a validation after ${state.stage ?? ''} step ${state.step}`
+                : `paused at ${state.stage ?? ''} step ${state.step}`,
         }),
       };
     case 'rejected':
@@ -135,6 +151,8 @@ function onReceived(state: RunState, response: WorkerResponse): RunState {
       const next = foldRunLog(state, response.events);
       return next.summary !== state.summary && next.summary ? { ...next, status: statusOfSummary(next.summary) } : next;
     }
+    case 'episode':
+      return { ...state, liveEpisode: response.episode };
     case 'storage':
       return {
         ...state,

@@ -6,6 +6,7 @@ import { toErrorPayload, type ErrorPayload } from '../../core/errors';
 import type { ExperimentConfig } from '../../core/experiment/config';
 import { BACKEND_FALLBACK, type BackendChoice, type BackendName } from '../../core/methodVocabulary';
 import type { TrainerEvent } from '../../engine/trainer/events';
+import type { LiveEpisode } from '../../engine/trainer/liveEpisode';
 
 /**
  * The backend the user asked for ('auto' tries the fastest first); the choices and the fallback order are declared
@@ -71,8 +72,13 @@ export type WorkerResponse =
   /** the backend the run uses, and why each faster one in the chain was skipped */
   | { type: 'backend'; id: number; backend: BackendName; skipped: { backend: BackendName; reason: string }[] }
   /** a trainer event of run `id` */
-  /** run `id` is now held (paused), going again (running) or ending at the next step boundary (stopping) */
-  | { type: 'control'; id: number; state: RunControlState }
+  /**
+   * run `id` is now held (paused), going again (running) or ending at the next step boundary (stopping); `within`:
+   * held inside the step after the last one reported, in its validation, rather than at a step boundary
+   */
+  | { type: 'control'; id: number; state: RunControlState; within?: 'validation' }
+  /** one episode of run `id`'s current training rollout, at most one a second (the live episode strip) */
+  | { type: 'episode'; id: number; episode: LiveEpisode }
   /** run `id` ended without a 'done' event: the backend did not start or the trainer threw */
   | { type: 'failed'; id: number; error: WireError }
   /** several trainer events of run `id` in order (steps are batched: at most ~10 messages a second) */

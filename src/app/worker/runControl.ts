@@ -3,6 +3,9 @@
 // step's event, at each stage start, between evaluation passes). A paused run is held there without blocking the
 // thread: the hold re-reads the shared flags every POLL_MS and wakes at once on a resume or stop message, so the
 // worker keeps reading its messages and can serve work on the held run (runWhileHeld: the trajectory viewer's probes).
+// A pause asked for during a long validation holds inside it (withinStep, between decode steps), so that Pause takes
+// effect within one training step; the run then holds inside the step, where probes are not served, and a Step
+// credit finishes that step and holds at its boundary.
 import type { StageName } from '../../engine/trainer/events';
 import { CONTROL_PAUSE, CONTROL_STEP, CONTROL_STOP, type RunControlState } from './protocol';
 
@@ -43,7 +46,7 @@ export class RunControl {
   constructor(
     /** [CONTROL_SLOTS] flags shared with the page, or null for the message fallback */
     private readonly flags: Int32Array | null,
-    private readonly report: (state: RunControlState) => void,
+    private readonly report: (state: RunControlState, within?: 'validation') => void,
     options: RunControlOptions = {},
   ) {
     this.sleep = options.sleep ?? defaultSleep;
@@ -68,10 +71,11 @@ export class RunControl {
     return this.reported === 'paused';
   }
 
-  private setState(state: RunControlState): void {
+  private setState(state: RunControlState, within?: 'validation'): void {
     if (state === this.reported) return;
     this.reported = state;
-    this.report(state);
+    if (within) this.report(state, within);
+    else this.report(state);
   }
 
   private applyStop(): boolean {
@@ -89,6 +93,25 @@ export class RunControl {
     if (endsTrainingStep(stage, step)) this.stepping = false;
     await this.holdWhilePaused();
     this.applyStop();
+  }
+
+  /**
+   * The trainer's hook inside a step (between the decode steps of a validation): hold while paused, unless a step
+   * credit is running this step. Nothing is served while held here (runWhileHeld refuses), and a stop is passed on
+   * at the step boundary, as always; a step credit taken here finishes the current step.
+   */
+  async withinStep(): Promise<void> {
+    if (this.stepping || !this.pauseRequested || this.stopRequested) return;
+    this.setState('paused', 'validation');
+    while (this.pauseRequested && !this.stopRequested) {
+      if (this.takeStepCredit()) {
+        this.stepping = true;
+        break;
+      }
+      await this.nextPoll();
+    }
+    this.wake = null;
+    if (!this.stopRequested) this.setState('running');
   }
 
   /**

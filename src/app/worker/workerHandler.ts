@@ -71,6 +71,9 @@ interface Run {
   batch: EventBatch;
 }
 
+/** At most one live episode a second reaches the page (ms). */
+const LIVE_EPISODE_MS = 1000;
+
 const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** The engine, with its rollouts shown to the probe host (the policies the trajectory viewer samples). */
@@ -158,6 +161,9 @@ export function createWorkerHandler(post: (message: WorkerResponse) => void, dep
           if (step > 0) probe?.at(stage, step);
           await control.atStepBoundary(stage, step);
         },
+        withinStep: () => control.withinStep(),
+        // one episode of the training rollout a second, for the page's live strip (not a trainer event)
+        liveEpisodes: { everyMs: LIVE_EPISODE_MS, sink: (episode) => post({ type: 'episode', id, episode }) },
         shippedTeacher,
       });
       control.attach(trainer);
@@ -194,10 +200,10 @@ export function createWorkerHandler(post: (message: WorkerResponse) => void, dep
     const flags = request.control ? new Int32Array(request.control) : null;
     const control = new RunControl(
       flags,
-      (state) => {
+      (state, within) => {
         // the page sees every step up to the one the run is held at
         batch.flush();
-        post({ type: 'control', id, state });
+        post(within ? { type: 'control', id, state, within } : { type: 'control', id, state });
       },
       { sleep: deps.sleep },
     );

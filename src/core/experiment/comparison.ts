@@ -197,3 +197,13 @@ export function formatComparisonTable(rows: readonly ComparisonRow[]): string {
   }
   return lines.join('\n');
 }
+
+/** What a sweep compares, for comparison.md: each preset's description (named when there are several). */
+export function sweepAbout(presets: readonly { name: string; description: string }[]): string {
+  return presets.map((p) => `${presets.length > 1 ? `**${p.name}**: ` : ''}${p.description}`).join('\n\n');
+}
+
+/** The text of comparison.md: a heading naming the sweep, what it compares, the table. */
+export function comparisonDocument(title: string, about: string, table: string): string {
+  return `# Sweep ${title}\n\n${about}\n\n${table}\n`;
+}

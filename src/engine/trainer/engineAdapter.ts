@@ -54,6 +54,7 @@ export function createEnginePort(env: AgentEnv): EnginePort {
         topP: 1,
         seed: req.seed >>> 0,
         withSkill: req.withSkill,
+        ...(req.betweenDecodeSteps ? { betweenDecodeSteps: req.betweenDecodeSteps } : {}),
       });
       return toRolloutOutput(batch, batch.skillTokens);
     },

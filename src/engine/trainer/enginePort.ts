@@ -16,6 +16,8 @@ export interface RolloutRequest {
   temperature: number;
   /** seeds the sampling stream; the same seed and weights give the same rollout on a given backend */
   seed: number;
+  /** awaited between decode steps (rollout.ts): where a pause holds a long validation; changes no value */
+  betweenDecodeSteps?: () => Promise<void>;
 }
 
 export interface RolloutOutput {

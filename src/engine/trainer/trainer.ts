@@ -4,7 +4,7 @@
 // boundary, checkpoints (checkpointing.ts), the signal guard, and the summary (summary.ts). It emits typed events
 // and knows nothing of a terminal or a UI. Randomness comes from seeds.ts's scheme, so resuming from a checkpoint
 // (weights + Adam + schedule state + step) continues bit-identically on a deterministic backend.
-import type { AgentEnv } from '../../core/env/types';
+import type { AgentEnv, Task } from '../../core/env/types';
 import type { ExperimentConfig } from '../../core/experiment/config';
 import type { RunSummary } from '../../core/experiment/summary';
 import { LambdaSchedule } from '../../core/lambdaSchedule';
@@ -15,7 +15,8 @@ import type { WeightRecord } from '../weights';
 import { GpuError } from '../webgpuDevice';
 import type { CheckpointContent, CheckpointStorage } from './checkpoint';
 import { Checkpointer, type CheckpointReason } from './checkpointing';
-import type { EnginePort, TrainerOptimizer } from './enginePort';
+import type { EnginePort, RolloutOutput, TrainerOptimizer } from './enginePort';
+import { liveEpisode, type LiveEpisode } from './liveEpisode';
 import { NonFiniteError, STAGE_NAMES, type StageName, type TrainerEventSink } from './events';
 import { modelInitSeed } from './seeds';
 import { NoTrainingSignalError, SignalGuard } from './signalGuard';
@@ -54,6 +55,17 @@ export interface TrainerOptions {
    * requested meanwhile (requestStop) is honoured right after it returns.
    */
   atStepBoundary?: (stage: StageName, step: number) => Promise<void>;
+  /**
+   * Awaited between the decode steps of a validation rollout, inside a step (`step` is the last completed one): a
+   * pause may hold the run there, so that it holds within one training step even when a long validation is going.
+   * Nothing is computed differently (the smoke-run pins hold with it); a stop still waits for the step boundary.
+   */
+  withinStep?: (stage: StageName, step: number) => Promise<void>;
+  /**
+   * One episode of the current training rollout (teacher and student stages), at most once every `everyMs` of the
+   * clock, for a live view of what the agent does; not a trainer event (events and pins are unchanged by it).
+   */
+  liveEpisodes?: { everyMs: number; sink: (episode: LiveEpisode) => void } | null;
 }
 
 class StopSignal extends Error {}
@@ -83,6 +95,8 @@ interface Stage {
 export class Trainer {
   private readonly cfg: ExperimentConfig;
   private readonly emit: TrainerEventSink;
+  /** clock time of the last live episode handed out (TrainerOptions.liveEpisodes) */
+  private lastLiveEpisodeMs: number | null = null;
   private readonly clock: () => number;
   private readonly modelConfig: ModelConfig;
   private readonly checkpointer: Checkpointer;
@@ -247,11 +261,35 @@ export class Trainer {
       openOptimizer: (policy, lr, from) => this.openOptimizer(policy, lr, from),
       afterStep: (step) => this.afterStep(step),
       stopPoint: () => this.stopPoint(),
+      liveEpisode: (stage, step, tasks, rollout, teacherActive) =>
+        this.liveEpisode(stage, step, tasks, rollout, teacherActive),
+      withinStep: () => this.opts.withinStep?.(this.state.stage, this.state.step) ?? Promise.resolve(),
       injected: (stage, step) => {
         const f = this.opts.injectNonFinite;
         return f && f.stage === stage && f.step === step ? f.term : null;
       },
     };
+  }
+
+  /** Hand one episode of this rollout to the live-episode sink, when one is set and `everyMs` has passed. */
+  private liveEpisode(
+    stage: 'teacher' | 'student',
+    step: number,
+    tasks: readonly Task[],
+    rollout: RolloutOutput,
+    teacherActive: boolean,
+  ): void {
+    const live = this.opts.liveEpisodes;
+    if (!live) return;
+    const now = this.clock();
+    if (this.lastLiveEpisodeMs !== null && now - this.lastLiveEpisodeMs < live.everyMs) return;
+    this.lastLiveEpisodeMs = now;
+    // a different task's episode each time: the first episode of group (step mod groups); a group's G episodes are
+    // consecutive rows of one task
+    const groups = Math.max(1, new Set(tasks.map((t) => t.index)).size);
+    const groupSize = Math.max(1, Math.floor(tasks.length / groups));
+    const row = (step % groups) * groupSize;
+    live.sink(liveEpisode(this.opts.env, stage, step, tasks, rollout, row, teacherActive));
   }
 
   /** The one stop point, at every step boundary: a turn of the event loop, the control hook, then a stop request. */

@@ -34,6 +34,8 @@ describe('presets', () => {
     const p = loadPreset(name, lookup);
     expect(p.config.name).toBe(name);
     expect(p.description.length).toBeGreaterThan(20);
+    // the description is shown in the Train view: no tracker words ("issue 8", "#8")
+    expect(p.description).not.toMatch(/\bissues?\s*#?\d+|#\d+\b/i);
   });
 
   it('sweep presets expand to every axis value for every seed', () => {

@@ -1,12 +1,12 @@
 // What every stage module works with: the run's config, environment and engine, its mutable state (what a
 // checkpoint holds), the policies and cross-stage pieces, and the trainer's step-boundary services. The trainer
 // (trainer.ts) builds one per run; a stage never touches storage, the event sink's consumers or another stage.
-import type { AgentEnv } from '../../../core/env/types';
+import type { AgentEnv, Task } from '../../../core/env/types';
 import type { ExperimentConfig } from '../../../core/experiment/config';
 import type { LambdaSchedule } from '../../../core/lambdaSchedule';
 import type { PolicyModel } from '../../model';
 import type { WeightRecord } from '../../weights';
-import type { EnginePort, TrainerOptimizer } from '../enginePort';
+import type { EnginePort, RolloutOutput, TrainerOptimizer } from '../enginePort';
 import type { StageName, TrainerEventSink } from '../events';
 import type { TrainerState } from '../trainerState';
 import type { Demonstrations } from './demonstrations';
@@ -41,6 +41,19 @@ export interface StageContext {
    * (from > 0). The trainer owns it (checkpoints read it; it is disposed at the stage's end).
    */
   openOptimizer(policy: PolicyModel, learningRate: number, from: number): Promise<TrainerOptimizer>;
+  /**
+   * awaited inside a long computation of a step (between the decode steps of a validation rollout): a pause may hold
+   * the run there, within the step; it changes no value
+   */
+  withinStep(): Promise<void>;
+  /** offer this training rollout's episode to the live view (the trainer decides whether one is due) */
+  liveEpisode(
+    stage: 'teacher' | 'student',
+    step: number,
+    tasks: readonly Task[],
+    rollout: RolloutOutput,
+    teacherActive: boolean,
+  ): void;
   /** After each completed step: the control hook (pause), a requested stop (checkpoint, then stop), periodic checkpoint. */
   afterStep(step: number): Promise<void>;
   /** The stop hook alone, between parts of a stage that are not training steps (evaluation passes). */

@@ -38,6 +38,8 @@ export async function validationScore(ctx: StageContext, policy: PolicyModel, wi
     withSkill,
     temperature: 1,
     seed: fixedSeed(cfg.seed, 'validation'),
+    // a validation over many tasks is the longest wait inside a step: a pause may hold it between decode steps
+    betweenDecodeSteps: ctx.withinStep,
   });
   let s = 0;
   for (let i = 0; i < n; i++)

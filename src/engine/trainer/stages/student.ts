@@ -37,6 +37,7 @@ export async function runStudent(ctx: StageContext, from: number): Promise<void>
     const wasRetired = schedule.retired;
     const plan = schedule.beginStep(k);
     const { tasks, rollout: r } = await trainingRollout(ctx, 'student', k, student, g);
+    ctx.liveEpisode('student', k, tasks, r, plan.teacherNeeded);
     const u = await policyUpdate({
       stage: 'student',
       step: k,

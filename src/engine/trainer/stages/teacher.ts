@@ -27,6 +27,7 @@ export async function runTeacher(ctx: StageContext, from: number): Promise<void>
   for (let k = from + 1; k <= steps; k++) {
     const t0 = ctx.clock();
     const { tasks, rollout: r } = await trainingRollout(ctx, 'teacher', k, teacher, g);
+    ctx.liveEpisode('teacher', k, tasks, r, true);
     const u = await policyUpdate({
       stage: 'teacher',
       step: k,
