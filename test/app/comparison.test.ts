@@ -8,7 +8,7 @@ import {
   emaSmooth,
   identicalUntil,
   groupByPoint,
-  markdownCells,
+  comparisonCells,
   meanBand,
   pointOf,
   variedKeys,
@@ -109,9 +109,9 @@ describe('comparing stored runs', () => {
       ],
       ['r4', curve([[5, 0.9]])],
     ]);
-    const rows = markdownCells(comparisonMarkdown(withSt, curves));
-    expect(rows[1]!.slice(0, 1).concat(rows[1]![3]!)).toEqual(['never', '10, –']);
-    expect(rows[2]!.slice(0, 1).concat(rows[2]![3]!)).toEqual(['adaptive', '20, 5']);
+    const { rows } = comparisonCells(withSt, curves);
+    expect(rows[0]!.slice(0, 1).concat(rows[0]![3]!)).toEqual(['never', '10, –']);
+    expect(rows[1]!.slice(0, 1).concat(rows[1]![3]!)).toEqual(['adaptive', '20, 5']);
   });
 
   it('keeps a queue’s order (its runs by queue place), and leaves out runs without a summary', () => {
@@ -124,8 +124,8 @@ describe('comparing stored runs', () => {
       record('r8', [], 0, 0.25, { queueId: 'q', queueIndex: 0, point: { 'student.schedule': 'adaptive' } }),
       record('r7', [], 3, 0.25, { summary: null, status: 'failed' }),
     ];
-    const rows = markdownCells(comparisonMarkdown(q));
-    expect(rows.map((r) => r[0])).toEqual(['student.schedule', 'adaptive', 'never']);
+    const table = comparisonCells(q);
+    expect([table.header[0], ...table.rows.map((r) => r[0])]).toEqual(['student.schedule', 'adaptive', 'never']);
   });
 
   it('gives the table as CSV in numeric columns: mean, std, n, the interval, one column per seed', () => {

@@ -30,7 +30,7 @@ import {
   emaSmooth,
   groupByPoint,
   identicalUntil,
-  markdownCells,
+  comparisonCells,
   meanBand,
   variedKeys,
 } from './comparison';
@@ -171,7 +171,7 @@ export function CompareView() {
     [runs, metrics],
   );
   const markdown = useMemo(() => comparisonMarkdown(runs, curves), [runs, curves]);
-  const cells = useMemo(() => markdownCells(markdown), [markdown]);
+  const table = useMemo(() => comparisonCells(runs, curves), [runs, curves]);
   const anyLine = groups.some((g) => g.mean.length > 0);
 
   return (
@@ -315,13 +315,13 @@ export function CompareView() {
             <table data-testid="comparison-table">
               <thead>
                 <tr>
-                  {(cells[0] ?? []).map((c, j) => (
+                  {table.header.map((c, j) => (
                     <th key={j}>{c}</th>
                   ))}
                 </tr>
               </thead>
               <tbody>
-                {cells.slice(1).map((row, i) => (
+                {table.rows.map((row, i) => (
                   <tr key={i}>
                     {row.map((c, j) => (
                       <td key={j}>{c}</td>

@@ -7,10 +7,12 @@ import { configKeys, getConfigValue } from '../../core/experiment/config';
 import {
   comparisonDocument,
   compareRuns,
+  comparisonTable,
   formatComparisonTable,
   sweepAbout,
   withYardsticks,
   type ComparisonRow,
+  type ComparisonTable,
   type CurvePoint,
 } from '../../core/experiment/comparison';
 import type { RunSummary } from '../../core/experiment/summary';
@@ -82,6 +84,11 @@ function summarised(runs: readonly RunRecord[]) {
 /** The Markdown table of comparison.md (without its heading). */
 export function comparisonMarkdown(runs: readonly RunRecord[], curves?: RunCurves): string {
   return formatComparisonTable(comparisonRows(runs, curves));
+}
+
+/** The same table as cells (header first), for the HTML table: rendered from the rows, never parsed back from text. */
+export function comparisonCells(runs: readonly RunRecord[], curves?: RunCurves): ComparisonTable {
+  return comparisonTable(comparisonRows(runs, curves));
 }
 
 /**
@@ -179,19 +186,6 @@ export function identicalUntil(
     last = p.x;
   }
   return last === null ? null : { until: last, whole: a.length === b.length };
-}
-
-/** The cells of a Markdown table (header first, separator row dropped). */
-export function markdownCells(markdown: string): string[][] {
-  return markdown
-    .split('\n')
-    .filter((l) => l.startsWith('|') && !/^\|(-+\|)+$/.test(l))
-    .map((l) =>
-      l
-        .slice(1, -1)
-        .split('|')
-        .map((c) => c.trim()),
-    );
 }
 
 /**

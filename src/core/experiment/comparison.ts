@@ -149,14 +149,21 @@ export function compareRuns(runs: readonly ComparedRun[]): ComparisonRow[] {
   });
 }
 
+/** The comparison table as cells of text, header first: comparison.md (formatComparisonTable) and the tab's HTML
+ * table render these cells; the tab's CSV puts the same rows' numbers in columns. */
+export interface ComparisonTable {
+  header: string[];
+  rows: string[][];
+}
+
 /**
- * A Markdown table: one row per sweep point; success as mean ± the 95 % interval half-width over seeds (in %; – for a
+ * The comparison table's cells: one row per sweep point; success as mean ± the 95 % interval half-width over seeds (in %; – for a
  * single seed), the steps each seed needed to reach 0.9·S_T on validation (– = never), trigger steps (– = never
  * retired). When some point was evaluated at a matched temperature (sweep.matchTemperature), two more columns: the
  * probe argument entropy at T = 1 and "at matched temperature: T, arg entropy, success" (means over seeds; – for points
  * without).
  */
-export function formatComparisonTable(rows: readonly ComparisonRow[]): string {
+export function comparisonTable(rows: readonly ComparisonRow[]): ComparisonTable {
   const axisKeys = [...new Set(rows.flatMap((r) => Object.keys(r.point)))];
   const withMatch = rows.some((r) => r.matched !== null);
   const header = [
@@ -171,31 +178,35 @@ export function formatComparisonTable(rows: readonly ComparisonRow[]): string {
       ? ['arg entropy at T=1 (nats)', 'at matched temperature: T, arg entropy, success % (mean ± std)']
       : []),
   ];
-  const lines = [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`];
-  for (const r of rows) {
-    const trig = r.triggerSteps.map((t) => (t === null ? '–' : String(t))).join(', ');
-    lines.push(
-      `| ${[
-        ...axisKeys.map((k) => String(r.point[k] ?? '')),
-        String(r.seeds),
-        // one seed has no interval: "± –", not a reassuring "± 0.0"
-        `${(100 * r.successMean).toFixed(1)} ± ${r.seeds < 2 ? '–' : (100 * r.successCi95).toFixed(1)}`,
-        r.stepsToTarget.map((t) => (t === null ? '–' : String(t))).join(', '),
-        trig,
-        r.teacherForwardsSavedMean.toFixed(1),
-        r.wallSecondsMean.toFixed(1),
-        ...(withMatch
-          ? [
-              Number.isFinite(r.argEntropyMean) ? r.argEntropyMean.toFixed(3) : '–',
-              r.matched
-                ? `T ${r.matched.temperatureMean.toFixed(3)}, ${r.matched.argEntropyMean.toFixed(3)}, ${(100 * r.matched.successMean).toFixed(1)} ± ${(100 * r.matched.successStd).toFixed(1)}`
-                : '–',
-            ]
-          : []),
-      ].join(' | ')} |`,
-    );
-  }
-  return lines.join('\n');
+  const body = rows.map((r) => [
+    ...axisKeys.map((k) => String(r.point[k] ?? '')),
+    String(r.seeds),
+    // one seed has no interval: "± –", not a reassuring "± 0.0"
+    `${(100 * r.successMean).toFixed(1)} ± ${r.seeds < 2 ? '–' : (100 * r.successCi95).toFixed(1)}`,
+    r.stepsToTarget.map((t) => (t === null ? '–' : String(t))).join(', '),
+    r.triggerSteps.map((t) => (t === null ? '–' : String(t))).join(', '),
+    r.teacherForwardsSavedMean.toFixed(1),
+    r.wallSecondsMean.toFixed(1),
+    ...(withMatch
+      ? [
+          Number.isFinite(r.argEntropyMean) ? r.argEntropyMean.toFixed(3) : '–',
+          r.matched
+            ? `T ${r.matched.temperatureMean.toFixed(3)}, ${r.matched.argEntropyMean.toFixed(3)}, ${(100 * r.matched.successMean).toFixed(1)} ± ${(100 * r.matched.successStd).toFixed(1)}`
+            : '–',
+        ]
+      : []),
+  ]);
+  return { header, rows: body };
+}
+
+/** A cell as Markdown table text: a `|` in a value (an axis value, a preset name) is escaped, a newline is a space. */
+const markdownCell = (cell: string) => cell.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+
+/** The comparison table as Markdown (comparison.md), rendered from comparisonTable's cells. */
+export function formatComparisonTable(rows: readonly ComparisonRow[]): string {
+  const { header, rows: body } = comparisonTable(rows);
+  const line = (cells: readonly string[]) => `| ${cells.map(markdownCell).join(' | ')} |`;
+  return [line(header), `|${header.map(() => '---').join('|')}|`, ...body.map(line)].join('\n');
 }
 
 /** What a sweep compares, for comparison.md: each preset's description (named when there are several). */
