@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { BrowserContext, Page } from 'playwright-core';
 import { createServer, type ViteDevServer } from 'vite';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -34,4 +35,27 @@ export async function startAppServer(): Promise<AppServer> {
       rmSync(cacheDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A new page of `browser` on the app at `hash`, once the Train view has its presets: page errors go to `errors`.
+ * `viewport` sets the size before the page loads (presentation-mode tests).
+ */
+export async function openTrainPage(
+  browser: BrowserContext,
+  server: AppServer,
+  hash: string,
+  errors: string[],
+  viewport?: { width: number; height: number },
+): Promise<Page> {
+  const page = await browser.newPage();
+  page.on('pageerror', (e) => errors.push(e.message));
+  if (viewport) await page.setViewportSize(viewport);
+  await page.goto(`${server.url}${hash}`, { timeout: 120_000 });
+  await page.getByRole('heading', { name: 'Train', level: 2 }).waitFor({ timeout: 60_000 });
+  await page
+    .getByLabel('preset', { exact: true })
+    .locator('option[value="smoke"]')
+    .waitFor({ state: 'attached', timeout: 30_000 });
+  return page;
 }

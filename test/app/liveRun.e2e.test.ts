@@ -6,7 +6,7 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/chromium';
-import { startAppServer, type AppServer } from './appServer';
+import { openTrainPage, startAppServer, type AppServer } from './appServer';
 
 const LONG_VALIDATION = ['student.validationEvery=1', 'student.validationTasks=256'];
 
@@ -19,14 +19,7 @@ describe('a run seen live in a real browser', { shuffle: false }, () => {
   beforeAll(async () => {
     server = await startAppServer();
     browser = await launchChromium();
-    page = await browser.newPage();
-    page.on('pageerror', (e) => pageErrors.push(e.message));
-    await page.goto(`${server.url}#train?preset=smoke&backend=wasm`, { timeout: 120_000 });
-    await page.getByRole('heading', { name: 'Train', level: 2 }).waitFor({ timeout: 60_000 });
-    await page
-      .getByLabel('preset', { exact: true })
-      .locator('option[value="smoke"]')
-      .waitFor({ state: 'attached', timeout: 30_000 });
+    page = await openTrainPage(browser, server, '#train?preset=smoke&backend=wasm', pageErrors);
   });
 
   afterAll(async () => {

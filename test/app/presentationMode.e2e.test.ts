@@ -6,7 +6,7 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/chromium';
-import { startAppServer, type AppServer } from './appServer';
+import { openTrainPage, startAppServer, type AppServer } from './appServer';
 import { measureLayout } from './pageLayout';
 import { TOUR } from '../../src/app/teaching/tour';
 
@@ -25,15 +25,7 @@ describe('presentation mode in a real browser', { shuffle: false }, () => {
   beforeAll(async () => {
     server = await startAppServer();
     browser = await launchChromium();
-    page = await browser.newPage();
-    page.on('pageerror', (e) => pageErrors.push(e.message));
-    await page.setViewportSize(SIZES[0]!);
-    await page.goto(`${server.url}#train`, { timeout: 120_000 });
-    await page.getByRole('heading', { name: 'Train', level: 2 }).waitFor({ timeout: 60_000 });
-    await page
-      .getByLabel('preset', { exact: true })
-      .locator('option[value="smoke"]')
-      .waitFor({ state: 'attached', timeout: 30_000 });
+    page = await openTrainPage(browser, server, '#train', pageErrors, SIZES[0]);
   });
 
   afterAll(async () => {

@@ -5,7 +5,7 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/chromium';
-import { startAppServer, type AppServer } from './appServer';
+import { openTrainPage, startAppServer, type AppServer } from './appServer';
 
 describe('one tab owns a run, in a real browser', () => {
   let server: AppServer;
@@ -22,14 +22,7 @@ describe('one tab owns a run, in a real browser', () => {
     await server?.close();
   });
 
-  async function open(hash: string): Promise<Page> {
-    const page = await browser.newPage();
-    page.on('pageerror', (e) => pageErrors.push(e.message));
-    await page.goto(`${server.url}${hash}`);
-    await page.getByRole('heading', { name: 'Train', level: 2 }).waitFor({ timeout: 60_000 });
-    await page.getByRole('option', { name: 'smoke' }).waitFor({ state: 'attached', timeout: 30_000 });
-    return page;
-  }
+  const open = (hash: string): Promise<Page> => openTrainPage(browser, server, hash, pageErrors);
 
   it('shows the run read-only and live in the second tab, and lets it continue only once the first is gone', async () => {
     // smoke with 400 student steps: long enough to watch (checkpoints every 5 steps, as the preset says)
