@@ -1,5 +1,5 @@
 """PyTorch CPU anchor for the lab's benchmark: the same workloads as src/engine/benchWorkloads.ts, in PyTorch, the tool
-a user would pick instead for a small experiment on a CPU (model as in ../shared/anchors/pytorch_w1_w2.py).
+a user would pick instead for a small experiment on a CPU (the model as described below and in docs/benchmarks.md).
 
   W1  train step: causal transformer (vocab 64, context 128, width 64, 2 pre-LN layers, 4 heads, MLP 256), batch 64,
       masked weighted token cross-entropy, forward + backward + Adam (eps 1e-8).
