@@ -169,7 +169,7 @@ describe('teaching mode in the replay view, in a real browser', { shuffle: false
     expect(await section.getAttribute('class')).toContain('target');
     // the formula typeset by KaTeX, its TeX source kept in the MathML annotation
     expect(await section.locator('annotation').first().textContent()).toBe(
-      String.raw`C = \frac{S + S_{\text{prev}}}{2\,S_T}`,
+      String.raw`\eta = \frac{S + S_{\text{prev}}}{2\,S_T}`,
     );
     expect(await section.isVisible()).toBe(true);
   });
