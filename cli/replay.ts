@@ -29,7 +29,7 @@ one {"type":"evaluation",…} per evaluated window, then one {"type":"summary",�
   --window W                  steps per window (default ${GATE_DEFAULTS.window_size})
   --alignment-threshold δ     retire when ρ ≤ δ (default ${GATE_DEFAULTS.alignment_threshold})
   --competence-threshold γ    retire when η ≥ γ (default ${GATE_DEFAULTS.competence_threshold})
-  --epsilon ε                 P needs |previous window mean| > ε (default ${GATE_DEFAULTS.denominator_epsilon})
+  --epsilon ε                 ρ needs |previous window mean| > ε (default ${GATE_DEFAULTS.denominator_epsilon})
   --schedule NAME             ${REPLAY_SCHEDULES.join(' | ')} (default adaptive)
   --gap-key KEY               the gap g = token-mean(log πT − log π_old) (default by format)
   --val-key KEY               the validation score (default by format)
