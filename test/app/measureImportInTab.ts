@@ -7,10 +7,10 @@
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build, preview } from 'vite';
 import { loadPreset, PRESET_NAMES } from '../../src/core/experiment/preset';
 import { launchChromium } from '../support/chromium';
 import { ROOT } from './appServer';
+import { buildAndPreview } from './previewBuild';
 
 const megabytes = Number(process.argv[2] ?? 150);
 const work = mkdtempSync(join(tmpdir(), 'retirelab-import-tab-'));
@@ -57,16 +57,7 @@ try {
   const steps = await writeFolder();
   const mb = statSync(join(folder, 'metrics.jsonl')).size / 1024 / 1024;
   const outDir = join(work, 'dist');
-  await build({ root: ROOT, configFile: join(ROOT, 'vite.config.ts'), logLevel: 'error', build: { outDir } });
-  const server = await preview({
-    root: ROOT,
-    configFile: join(ROOT, 'vite.config.ts'),
-    logLevel: 'error',
-    build: { outDir },
-    preview: { port: 0, host: '127.0.0.1' },
-  });
-  const address = server.httpServer.address();
-  if (!address || typeof address === 'string') throw new Error('vite preview has no port');
+  const server = await buildAndPreview(outDir);
   const browser = await launchChromium();
   try {
     const page = await browser.newPage();
@@ -81,7 +72,7 @@ try {
       }).observe({ type: 'longtask', buffered: true });
       document.addEventListener('change', () => (w.__t0 = performance.now()), { capture: true });
     });
-    await page.goto(`http://127.0.0.1:${address.port}/#train`);
+    await page.goto(`${server.url}#train`);
     await page.getByTestId('runs-table').waitFor();
     await page.getByTestId('import-files').setInputFiles([join(folder, 'config.json'), join(folder, 'metrics.jsonl')]);
     // waited for in the page (a MutationObserver): a polling locator would itself make main-thread tasks
@@ -119,7 +110,7 @@ try {
     );
   } finally {
     await browser.close();
-    await new Promise<void>((resolve) => server.httpServer.close(() => resolve()));
+    await server.close();
   }
 } finally {
   rmSync(work, { recursive: true, force: true });

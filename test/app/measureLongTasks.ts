@@ -7,30 +7,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build, preview } from 'vite';
 import { launchChromium } from '../support/chromium';
-import { ROOT } from './appServer';
+import { buildAndPreview } from './previewBuild';
 import { printLongTasks, startLongTaskTrace } from './longTaskTrace';
 
 const trace = process.argv.includes('--trace');
 const [preset = 'smoke', backend = 'wasm'] = process.argv.slice(2).filter((a) => a !== '--trace');
 const outDir = mkdtempSync(join(tmpdir(), 'retirelab-build-'));
 try {
-  await build({
-    root: ROOT,
-    configFile: join(ROOT, 'vite.config.ts'),
-    logLevel: 'error',
-    build: { outDir, emptyOutDir: true, minify: !trace },
-  });
-  const server = await preview({
-    root: ROOT,
-    configFile: join(ROOT, 'vite.config.ts'),
-    logLevel: 'error',
-    build: { outDir },
-    preview: { port: 0, host: '127.0.0.1' },
-  });
-  const address = server.httpServer.address();
-  if (!address || typeof address === 'string') throw new Error('vite preview has no port');
+  const server = await buildAndPreview(outDir, !trace);
   const browser = await launchChromium();
   try {
     const page = await browser.newPage();
@@ -42,7 +27,7 @@ try {
         for (const e of list.getEntries()) w.__longTasks.push(e.duration);
       }).observe({ type: 'longtask', buffered: true });
     });
-    await page.goto(`http://127.0.0.1:${address.port}/#train?preset=${preset}&backend=${backend}`);
+    await page.goto(`${server.url}#train?preset=${preset}&backend=${backend}`);
     await page.getByTestId('run-start').and(page.locator(':not([disabled])')).waitFor();
     await page.evaluate(() => ((window as unknown as { __longTasks: number[] }).__longTasks = []));
     const t0 = Date.now();
@@ -67,7 +52,7 @@ try {
     );
   } finally {
     await browser.close();
-    await new Promise<void>((resolve) => server.httpServer.close(() => resolve()));
+    await server.close();
   }
 } finally {
   rmSync(outDir, { recursive: true, force: true });

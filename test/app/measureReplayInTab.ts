@@ -10,9 +10,9 @@ import { spawnSync } from 'node:child_process';
 import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build, preview } from 'vite';
 import { launchChromium } from '../support/chromium';
 import { ROOT } from './appServer';
+import { buildAndPreview } from './previewBuild';
 import { printLongTasks, startLongTaskTrace } from './longTaskTrace';
 
 const trace = process.argv.includes('--trace');
@@ -68,21 +68,7 @@ async function timeTab(): Promise<{
   progressSeen: boolean;
 }> {
   const outDir = join(work, 'dist');
-  await build({
-    root: ROOT,
-    configFile: join(ROOT, 'vite.config.ts'),
-    logLevel: 'error',
-    build: { outDir, minify: !trace },
-  });
-  const server = await preview({
-    root: ROOT,
-    configFile: join(ROOT, 'vite.config.ts'),
-    logLevel: 'error',
-    build: { outDir },
-    preview: { port: 0, host: '127.0.0.1' },
-  });
-  const address = server.httpServer.address();
-  if (!address || typeof address === 'string') throw new Error('vite preview has no port');
+  const server = await buildAndPreview(outDir, !trace);
   const browser = await launchChromium();
   try {
     const page = await browser.newPage();
@@ -98,7 +84,7 @@ async function timeTab(): Promise<{
       // the moment the file is chosen: the input's change event, before React sees it
       document.addEventListener('change', () => (w.__t0 = performance.now()), { capture: true });
     });
-    await page.goto(`http://127.0.0.1:${address.port}/#replay`);
+    await page.goto(`${server.url}#replay`);
     await page.getByLabel('S_T', { exact: false }).fill('0.9');
     const cdp = trace ? await startLongTaskTrace(browser, page) : null;
     await page.getByLabel('log files').setInputFiles(log);
@@ -135,7 +121,7 @@ async function timeTab(): Promise<{
     return { seconds: result.ms / 1000, trigger, longTasks: result.tasks, progressSeen };
   } finally {
     await browser.close();
-    await new Promise<void>((resolve) => server.httpServer.close(() => resolve()));
+    await server.close();
   }
 }
 

@@ -2,7 +2,7 @@
 // and 1920×1080 no view scrolls sideways and no fixed element (the tour card) covers text or a control, in every
 // view and at every tour stop; each stop outlines an element that exists or says what to wait for; Space starts a
 // run; the tour's claims about the run are the run's own numbers; the Method view typesets its formulas with KaTeX;
-// and no view's text carries a tracker's words ("issue 8").
+// and no view’s text carries a tracker’s words ("issue" and a number).
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/chromium';

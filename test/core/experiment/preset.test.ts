@@ -34,7 +34,7 @@ describe('presets', () => {
     const p = loadPreset(name, lookup);
     expect(p.config.name).toBe(name);
     expect(p.description.length).toBeGreaterThan(20);
-    // the description is shown in the Train view: no tracker words ("issue 8", "#8")
+    // the description is shown in the Train view: no tracker words ("issue" or "#" and a number)
     expect(p.description).not.toMatch(/\bissues?\s*#?\d+|#\d+\b/i);
   });
 
