@@ -37,6 +37,7 @@ import {
 import { saveText } from './download';
 import { TRAINED_STAGES, type RunRecord, type StoredMetrics, type TrainedStage } from './runRecord';
 import { runRepository, useRuns, runsStore } from './storedRuns';
+import { METRIC } from '../../core/runLog/metricKeys';
 
 /** Tooltip numbers to 4 significant digits; a band as "low – high". */
 const tooltipValue = (v: unknown) => {
@@ -73,7 +74,7 @@ export function CompareView() {
   const runs = useMemo(() => all.filter((r) => selectedIds.includes(r.id)), [all, selectedIds]);
   const metrics = useMetrics(runs);
   const [stage, setStage] = useState<TrainedStage>('student');
-  const [metric, setMetric] = useState('rollout/success_rate');
+  const [metric, setMetric] = useState<string>(METRIC.rolloutSuccessRate);
   const [smoothing, setSmoothing] = useState(0.6);
   const figure = useRef<HTMLElement>(null);
 

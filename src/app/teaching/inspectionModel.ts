@@ -8,6 +8,7 @@ import type { LogSource } from '../../core/replay/logRecords';
 import { metricsJsonl, replaySettingsFor } from '../train/runExport';
 import { settingsToOptions } from '../replay/replayModel';
 import type { RunState } from '../train/liveRunState';
+import { METRIC } from '../../core/runLog/metricKeys';
 
 /** The gate rule of a schedule written as text (core's own mapping; unparseable text only observes). */
 function ruleOfSchedule(schedule: string): GateRule {
@@ -69,7 +70,7 @@ export function inspectLiveRun(state: RunState, withWhatIf = true): LiveInspecti
   const rule = ruleOfSchedule(cfg.student.schedule);
   const student = state.steps.student;
   const validationSteps = student
-    .filter((l) => typeof l['val/success_rate'] === 'number' && Number.isFinite(l['val/success_rate']))
+    .filter((l) => typeof l[METRIC.valSuccessRate] === 'number' && Number.isFinite(l[METRIC.valSuccessRate]))
     .map((l) => l.step);
   const gatedSettings = replaySettingsFor(cfg, sT);
   const settings = withWhatIf ? gatedSettings : null;

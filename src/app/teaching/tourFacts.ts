@@ -4,10 +4,11 @@ import type { RunState } from '../train/liveRunState';
 import { isActive } from '../train/liveRunState';
 import { liveTeacherPerformance } from './inspectionModel';
 import type { TourFacts } from './tour';
+import { METRIC } from '../../core/runLog/metricKeys';
 
 export function tourFacts(state: RunState): TourFacts {
   const cosine = state.steps.sft.flatMap((l) => {
-    const v = l['sft/grad_cosine'];
+    const v = l[METRIC.sftGradCosine];
     return typeof v === 'number' && Number.isFinite(v) ? [{ step: l.step, value: v }] : [];
   });
   const e = state.evaluations[state.evaluations.length - 1];

@@ -3,6 +3,7 @@
 import { downsampleSeries, finitePoints, type SeriesPoint } from '../charts/downsampleSeries';
 import type { RunState } from './liveRunState';
 import type { MetricsLine } from '../../engine/trainer/events';
+import { METRIC } from '../../core/runLog/metricKeys';
 
 export interface TrainSeries {
   windowMean: SeriesPoint[];
@@ -33,9 +34,9 @@ export function trainSeries(
       finitePoints(state.evaluations.map((e) => ({ x: e.step, y: e.competence_ratio }))),
       maxPoints,
     ),
-    rolloutSuccess: byStep(student, 'rollout/success_rate', maxPoints),
-    validationSuccess: byStep(student, 'val/success_rate', maxPoints),
-    entropy: byStep(student, 'actor/entropy', maxPoints),
-    gradientCosine: byStep(state.steps.sft, 'sft/grad_cosine', maxPoints),
+    rolloutSuccess: byStep(student, METRIC.rolloutSuccessRate, maxPoints),
+    validationSuccess: byStep(student, METRIC.valSuccessRate, maxPoints),
+    entropy: byStep(student, METRIC.actorEntropy, maxPoints),
+    gradientCosine: byStep(state.steps.sft, METRIC.sftGradCosine, maxPoints),
   };
 }

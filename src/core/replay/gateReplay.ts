@@ -12,6 +12,7 @@ import { type LogFormat, type LogSource, type LogStream, ReplayInputError } from
 import { quoteInput } from './quoteInput';
 import { type Column, RecordStore } from './recordStore';
 import type { EvaluationLine, ReplayResult, SummaryLine } from './replayResult';
+import { METRIC } from '../runLog/metricKeys';
 
 export type { EvaluationLine, ReplayResult, SummaryLine } from './replayResult';
 export { replayLines, replayTextBlocks } from './replayResult';
@@ -32,16 +33,16 @@ export interface ReplayOptions {
 
 /** Default key candidates per format, first present wins. verl's RetireOPD logs the gap under skillsd/. */
 const GAP_KEYS: Record<LogFormat, readonly string[]> = {
-  jsonl: ['gap', 'opd/teacher_student_gap_mean', 'skillsd/teacher_student_gap_mean'],
-  verl: ['skillsd/teacher_student_gap_mean', 'opd/teacher_student_gap_mean'],
-  csv: ['gap', 'skillsd/teacher_student_gap_mean', 'opd/teacher_student_gap_mean'],
-  trl: ['opd/teacher_student_gap_mean', 'skillsd/teacher_student_gap_mean', 'teacher_student_gap_mean'],
+  jsonl: ['gap', METRIC.opdTeacherStudentGapMean, 'skillsd/teacher_student_gap_mean'],
+  verl: ['skillsd/teacher_student_gap_mean', METRIC.opdTeacherStudentGapMean],
+  csv: ['gap', 'skillsd/teacher_student_gap_mean', METRIC.opdTeacherStudentGapMean],
+  trl: [METRIC.opdTeacherStudentGapMean, 'skillsd/teacher_student_gap_mean', 'teacher_student_gap_mean'],
 };
 const VAL_KEYS: Record<LogFormat, readonly string[]> = {
-  jsonl: ['val', 'val/success_rate'],
-  verl: ['val/success_rate'],
-  csv: ['val', 'val/success_rate'],
-  trl: ['eval_success_rate', 'val/success_rate', 'eval_val/success_rate'],
+  jsonl: ['val', METRIC.valSuccessRate],
+  verl: [METRIC.valSuccessRate],
+  csv: ['val', METRIC.valSuccessRate],
+  trl: ['eval_success_rate', METRIC.valSuccessRate, 'eval_val/success_rate'],
 };
 const TRIGGER_KEY = 'retire_opd/trigger_step';
 const SKIPPED_KEY = 'retire_opd/teacher_forward_skipped';
