@@ -321,8 +321,12 @@ const CSV_BREAKERS: Record<string, Breaker> = {
   },
   'a value made NaN or text': (rows, r, file) => {
     const i = 1 + r.int(rows.length - 1);
-    rows[i] = (rows[i] as string).replace(/,[^,]*$/, `,${r.pick(['nan', 'inf', '-Infinity', 'abc', '0x1F', '1,5'])}`);
-    return [unlines(rows), { kind: 'refuse', file, line: i + 1 }];
+    const bad = r.pick(['nan', 'inf', '-Infinity', 'abc', '0x1F', '1,5']);
+    rows[i] = (rows[i] as string).replace(/,[^,]*$/, `,${bad}`);
+    // A non-finite gap after the teacher retired (step 32 in this fixture) is a placeholder the gate never reads.
+    const step = Number((rows[i] as string).split(',')[1]);
+    const placeholder = file.includes('gap') && ['nan', 'inf', '-Infinity'].includes(bad) && step > 32;
+    return [unlines(rows), placeholder ? { kind: 'reference' } : { kind: 'refuse', file, line: i + 1 }];
   },
   'an unterminated quote': (rows, r, file) => {
     const i = 1 + r.int(rows.length - 1);
