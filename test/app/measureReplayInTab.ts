@@ -126,11 +126,13 @@ async function timeTab(): Promise<{
           watch.observe(document.body, { subtree: true, childList: true });
         }),
     );
+    const summaryMs = await page.evaluate(() => performance.now() - (window as unknown as { __t0: number }).__t0);
+    // the long tasks of drawing the results too: 3 s more, idle in the harness
+    await page.waitForTimeout(3000);
     const result = await page.evaluate(() => {
       const w = window as unknown as { __longTasks: { start: number; duration: number }[]; __t0: number };
       return {
         readMs: (window as unknown as { __reading: number }).__reading - w.__t0,
-        ms: performance.now() - w.__t0,
         t0: w.__t0,
         tasks: w.__longTasks
           .filter((t) => t.start >= w.__t0)
@@ -141,7 +143,7 @@ async function timeTab(): Promise<{
     const trigger = (await page.getByTestId('summary-trigger-step').textContent()) ?? '';
     // performance.now() at the summary's first paint is a little later than its appearance: the poll above
     return {
-      seconds: result.ms / 1000,
+      seconds: summaryMs / 1000,
       readSeconds: result.readMs / 1000,
       trigger,
       longTasks: result.tasks,
@@ -168,7 +170,7 @@ try {
       `(read until ${tab.readSeconds.toFixed(1)} s, then the results drawn), trigger ${tab.trigger}; progress bar ` +
       `shown: ${tab.progressSeen}; main-thread long tasks (> 50 ms) while the file was read: ${reading.length}` +
       `${reading.length ? ` (longest ${Math.max(...reading.map((t) => t.duration)).toFixed(0)} ms)` : ''}; ` +
-      `over the whole replay: ${tab.longTasks.length}, the five longest ("ms at ms after the drop"): ${sorted
+      `from the drop to 3 s after the summary: ${tab.longTasks.length}, the five longest ("ms at ms after the drop"): ${sorted
         .slice(0, 5)
         .map((t) => `${t.duration.toFixed(0)} at ${t.at.toFixed(0)}`)
         .join(', ')}`,
