@@ -1,6 +1,7 @@
 // The gate replay view in a real Chromium: fixtures go in through the file input exactly as a user's log would,
 // and the page must agree with the CLI (cli/replay.ts's main, called in-process) on the trigger step, the
-// teacher forward steps saved, and — for a malformed log — the exact FILE:LINE message.
+// teacher forward steps saved, and — for a malformed log — the exact FILE:LINE message. A large log streams in the
+// replay worker with a progress bar.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -145,5 +146,43 @@ describe('the gate replay view in a real browser', () => {
     );
     expect(await page.getByLabel('S_T', { exact: false }).getAttribute('aria-invalid')).toBe('true');
     expect(pageErrors).toEqual([]);
+  });
+
+  it('streams a large verl log in a worker, with a progress bar that advances, to the CLI’s own summary', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'retirelab-replay-big-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    // ≈30 MB of verl file-logger lines (≈1 kB each, the gap every step, a validation every 10)
+    const lines: string[] = [];
+    for (let k = 1; k <= 30_000; k++) {
+      const data: Record<string, number> = { 'skillsd/teacher_student_gap_mean': -0.6 * Math.exp(-k / 6000) };
+      for (let m = 0; m < 24; m++) data[`actor/metric_${m}/mean`] = Math.sin(k + m) / 3;
+      if (k % 10 === 0) data['val/success_rate'] = Math.min(0.95, 0.1 + k / 25_000);
+      lines.push(JSON.stringify({ step: k, data }));
+    }
+    writeFileSync(join(dir, 'big.jsonl'), `${lines.join('\n')}\n`);
+    const { summary: expected } = await cli(['big.jsonl'], ['--teacher-performance', '0.9'], dir);
+    expect(expected?.type).toBe('summary');
+    await fill({ S_T: '0.9' });
+    // every value the progress bar takes, recorded in the page as it changes
+    await page.evaluate(() => {
+      const seen: number[] = [];
+      (window as unknown as { progressSeen: number[] }).progressSeen = seen;
+      new MutationObserver(() => {
+        const bar = document.querySelector<HTMLProgressElement>('[data-testid=replay-progress] progress');
+        if (bar && seen.at(-1) !== bar.value / bar.max) seen.push(bar.value / bar.max);
+      }).observe(document.body, { subtree: true, childList: true, attributes: true });
+    });
+    await page.getByLabel('log files').setInputFiles(join(dir, 'big.jsonl'));
+    const trigger = page.getByTestId('summary-trigger-step');
+    await expect
+      .poll(() => trigger.allTextContents(), { timeout: 120_000, interval: 250 })
+      .toEqual([expected?.trigger_step === null ? 'none' : String(expected?.trigger_step)]);
+    const seen = await page.evaluate(() => (window as unknown as { progressSeen: number[] }).progressSeen);
+    // read in pieces: the bar stood somewhere strictly between empty and full
+    expect(seen.some((f) => f > 0 && f < 1)).toBe(true);
+    expect(await page.getByTestId('replay-progress').count()).toBe(0);
+    expect(await page.getByTestId('summary-saved').textContent()).toBe(String(expected?.teacher_forward_steps_saved));
+    // over 4 MiB: the what-if, which would replay on the page, says so instead of freezing it
+    expect(await page.getByTestId('what-if-too-large').count()).toBe(1);
   });
 });

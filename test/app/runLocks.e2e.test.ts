@@ -1,7 +1,7 @@
 // One tab owns a run, in a real Chromium: two pages of one browser open the same stored run. While the first
 // trains it, the second lists it as "running in another tab", its step moving with the first's (BroadcastChannel),
-// with no "continue"; once the first tab closes (its Web Lock freed) the second lists it interrupted and continues it
-// from its checkpoint, and its Stop stops it at once.
+// with no "continue", and shows it read-only in its Train view; once the first tab closes (its Web Lock freed) the
+// second lists it interrupted and continues it from its checkpoint, and its Stop stops it at once.
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/chromium';
@@ -44,6 +44,19 @@ describe('one tab owns a run, in a real browser', () => {
     // live: the step shown in the second tab moves with the first tab's run
     const seen = await stepOf(row);
     await expect.poll(() => stepOf(row), { timeout: 60_000, interval: 200 }).toBeGreaterThan(seen);
+
+    // shown in the second tab's Train view: read-only, its progress moving with the first tab's
+    await row.getByRole('button', { name: 'show' }).click();
+    await expect
+      .poll(() => second.getByTestId('run-status').textContent(), { timeout: 30_000, interval: 200 })
+      .toBe('running in another tab');
+    const remoteStep = async () =>
+      Number(
+        /student (\d+)\//.exec((await second.getByTestId('run-remote-step').allTextContents())[0] ?? '')?.[1] ?? -1,
+      );
+    const shownStep = await remoteStep();
+    await expect.poll(remoteStep, { timeout: 60_000, interval: 200 }).toBeGreaterThan(shownStep);
+    expect(await second.getByTestId('run-start').isEnabled()).toBe(true);
 
     // the first tab goes away mid-run: its lock is freed, the run is interrupted and the second tab may continue it
     await first.close();

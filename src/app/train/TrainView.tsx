@@ -13,7 +13,7 @@ import { BACKEND_CHOICES, type BackendChoice } from '../../core/methodVocabulary
 import { isActive } from './liveRunState';
 import { usePresetCatalog } from './usePresetCatalog';
 import { trainForm, useTrainForm } from './trainForm';
-import { runsStore } from '../runs/storedRuns';
+import { runsStore, useRuns } from '../runs/storedRuns';
 import { RunsSection } from '../runs/RunsSection';
 import { RunSummaryPanel } from './RunSummaryPanel';
 import { runStore, useRun } from './liveRun';
@@ -202,13 +202,20 @@ function RunControls() {
 
 function RunStatusLine() {
   const s = useRun((st) => st);
+  // a stored run shown here while another tab trains it (runLocks.ts): read-only, redrawn as that tab goes on
+  const remote = useRuns((r) => (s.recordId !== null && !isActive(s.status) ? r.elsewhere[s.recordId] : undefined));
   if (s.status === 'idle') return <p className="muted">No run yet. Pause holds the run at the next step boundary.</p>;
   const pct = s.totalSteps > 0 ? Math.round((100 * s.step) / s.totalSteps) : 0;
   return (
     <div className="run-status" aria-label="run status">
-      <span className={`badge ${s.status}`} data-testid="run-status">
-        {s.status}
+      <span className={`badge ${remote ? 'running' : s.status}`} data-testid="run-status">
+        {remote ? 'running in another tab' : s.status}
       </span>
+      {remote ? (
+        <span className="muted" data-testid="run-remote-step">
+          {remote.stage} {remote.step}/{remote.totalSteps} (read-only here)
+        </span>
+      ) : null}
       <span data-testid="run-backend">backend: {s.backend ?? '…'}</span> <BackendBadge backend={s.backend} />
       {s.stage && s.totalSteps > 0 && isActive(s.status) ? (
         <span data-testid="run-progress">
