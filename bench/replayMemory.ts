@@ -16,6 +16,7 @@ import { createWriteStream, existsSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { verlLine } from './verlLogLine';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const megabytes = Number(process.argv[2] ?? 500);
@@ -78,19 +79,6 @@ function labLine(k: number): string {
   };
   if (k % 10 === 0) row['val/success_rate'] = Math.min(0.95, 0.1 + k / 1_000_000);
   return `${JSON.stringify(row)}\n`;
-}
-
-/** One verl file-logger line of step k (≈2.5 kB). */
-function verlLine(k: number): string {
-  const data: Record<string, number | string> = {};
-  for (let m = 0; m < 55; m++) data[`actor/metric_${m}/mean`] = Math.sin(k * 0.01 + m) * 0.5;
-  data['skillsd/teacher_student_gap_mean'] = -0.6 * Math.exp(-k / 20_000) - 0.01 * Math.sin(k);
-  data['retire_opd/k_window_mean'] = 'NaN';
-  data['retire_opd/alignment_progress'] = 'NaN';
-  data['retire_opd/trigger_step'] = -1;
-  data['retire_opd/teacher_forward_skipped'] = 0;
-  if (k % 10 === 0) data['val/success_rate'] = Math.min(0.95, 0.1 + k / 100_000);
-  return `${JSON.stringify({ step: k, data }).replace(/"NaN"/g, 'NaN')}\n`;
 }
 
 const LINE: Record<Flavour, (k: number) => string> = { verl: verlLine, lab: labLine, csv: csvLine, trl: trlEntries };

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { loadPreset, PRESET_NAMES } from '../../src/core/experiment/preset';
 import { launchChromium } from '../support/chromium';
 import { ROOT } from './appServer';
-import { buildAndPreview } from './previewBuild';
+import { buildAndPreview, recordLongTasks } from './previewBuild';
 
 const megabytes = Number(process.argv[2] ?? 150);
 const work = mkdtempSync(join(tmpdir(), 'retirelab-import-tab-'));
@@ -62,16 +62,7 @@ try {
   try {
     const page = await browser.newPage();
     page.setDefaultTimeout(900_000);
-    // tsx names the functions it compiles with a helper (__name) that the page lacks
-    await page.addInitScript('globalThis.__name = (f) => f');
-    await page.addInitScript(() => {
-      const w = window as unknown as { __longTasks: { start: number; duration: number }[]; __t0: number };
-      w.__longTasks = [];
-      new PerformanceObserver((list) => {
-        for (const e of list.getEntries()) w.__longTasks.push({ start: e.startTime, duration: e.duration });
-      }).observe({ type: 'longtask', buffered: true });
-      document.addEventListener('change', () => (w.__t0 = performance.now()), { capture: true });
-    });
+    await recordLongTasks(page);
     await page.goto(`${server.url}#train`);
     await page.getByTestId('runs-table').waitFor();
     await page.getByTestId('import-files').setInputFiles([join(folder, 'config.json'), join(folder, 'metrics.jsonl')]);

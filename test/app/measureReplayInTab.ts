@@ -12,26 +12,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { launchChromium } from '../support/chromium';
 import { ROOT } from './appServer';
-import { buildAndPreview } from './previewBuild';
+import { verlLine } from '../../bench/verlLogLine';
+import { buildAndPreview, recordLongTasks } from './previewBuild';
 import { printLongTasks, startLongTaskTrace } from './longTaskTrace';
 
 const trace = process.argv.includes('--trace');
 const megabytes = Number(process.argv.slice(2).find((a) => a !== '--trace') ?? 200);
 const work = mkdtempSync(join(tmpdir(), 'retirelab-replay-tab-'));
 const log = join(work, 'verl-big.jsonl');
-
-/** One verl file-logger line of step k (≈2.5 kB), as bench/replayMemory.ts writes it. */
-function verlLine(k: number): string {
-  const data: Record<string, number | string> = {};
-  for (let m = 0; m < 55; m++) data[`actor/metric_${m}/mean`] = Math.sin(k * 0.01 + m) * 0.5;
-  data['skillsd/teacher_student_gap_mean'] = -0.6 * Math.exp(-k / 20_000) - 0.01 * Math.sin(k);
-  data['retire_opd/k_window_mean'] = 'NaN';
-  data['retire_opd/alignment_progress'] = 'NaN';
-  data['retire_opd/trigger_step'] = -1;
-  data['retire_opd/teacher_forward_skipped'] = 0;
-  if (k % 10 === 0) data['val/success_rate'] = Math.min(0.95, 0.1 + k / 100_000);
-  return `${JSON.stringify({ step: k, data }).replace(/"NaN"/g, 'NaN')}\n`;
-}
 
 async function writeLog(): Promise<void> {
   const out = createWriteStream(log);
@@ -74,16 +62,8 @@ async function timeTab(): Promise<{
   try {
     const page = await browser.newPage();
     page.setDefaultTimeout(600_000);
-    // tsx names the functions it compiles with a helper (__name) that the page lacks
-    await page.addInitScript('globalThis.__name = (f) => f');
+    await recordLongTasks(page);
     await page.addInitScript(() => {
-      const w = window as unknown as { __longTasks: { start: number; duration: number }[]; __t0: number };
-      w.__longTasks = [];
-      new PerformanceObserver((list) => {
-        for (const e of list.getEntries()) w.__longTasks.push({ start: e.startTime, duration: e.duration });
-      }).observe({ type: 'longtask', buffered: true });
-      // the moment the file is chosen: the input's change event, before React sees it
-      document.addEventListener('change', () => (w.__t0 = performance.now()), { capture: true });
       // the last moment the progress bar was on the page: the read ended after it, the results' render began
       const r = window as unknown as { __reading: number };
       r.__reading = 0;

@@ -1,6 +1,7 @@
 // The production build served as `vite preview` serves it (the app's own headers), for the measuring scripts that
 // time the page as a user gets it (measureLongTasks.ts, measureReplayInTab.ts, measureImportInTab.ts).
 import { join } from 'node:path';
+import type { Page } from 'playwright-core';
 import { build, preview } from 'vite';
 import { ROOT } from './appServer';
 
@@ -27,4 +28,21 @@ export async function buildAndPreview(outDir: string, minify = true): Promise<Pr
     url: `http://127.0.0.1:${address.port}/`,
     close: () => new Promise<void>((resolve) => server.httpServer.close(() => resolve())),
   };
+}
+
+/**
+ * Record the page's main-thread long tasks from its first script on, in `window.__longTasks` ({start, duration} in
+ * ms), and the moment a file is chosen (the input's change event, before React sees it) in `window.__t0`.
+ */
+export async function recordLongTasks(page: Page): Promise<void> {
+  // tsx names the functions it compiles with a helper (__name) that the page lacks
+  await page.addInitScript('globalThis.__name = (f) => f');
+  await page.addInitScript(() => {
+    const w = window as unknown as { __longTasks: { start: number; duration: number }[]; __t0: number };
+    w.__longTasks = [];
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) w.__longTasks.push({ start: e.startTime, duration: e.duration });
+    }).observe({ type: 'longtask', buffered: true });
+    document.addEventListener('change', () => (w.__t0 = performance.now()), { capture: true });
+  });
 }
