@@ -26,10 +26,10 @@ Replays the RetireOPD retirement gate (docs/METHODS.md §4) over a training log 
 one {"type":"evaluation",…} per evaluated window, then one {"type":"summary",…}.
 
   --teacher-performance S_T   teacher's validation score on the same split and metric (required, > 0)
-  --window W                  steps per window (default ${GATE_DEFAULTS.window_size})
-  --alignment-threshold δ     retire when ρ ≤ δ (default ${GATE_DEFAULTS.alignment_threshold})
-  --competence-threshold γ    retire when η ≥ γ (default ${GATE_DEFAULTS.competence_threshold})
-  --epsilon ε                 ρ needs |previous window mean| > ε (default ${GATE_DEFAULTS.denominator_epsilon})
+  --window W                  steps per window (default ${GATE_DEFAULTS.windowSize})
+  --alignment-threshold δ     retire when ρ ≤ δ (default ${GATE_DEFAULTS.alignmentThreshold})
+  --competence-threshold γ    retire when η ≥ γ (default ${GATE_DEFAULTS.competenceThreshold})
+  --epsilon ε                 ρ needs |previous window mean| > ε (default ${GATE_DEFAULTS.denominatorEpsilon})
   --schedule NAME             ${REPLAY_SCHEDULES.join(' | ')} (default adaptive)
   --gap-key KEY               the gap g = token-mean(log πT − log π_old) (default by format)
   --val-key KEY               the validation score (default by format)
@@ -42,12 +42,12 @@ run-x-tag-val_success_rate.csv); TRL trainer_state.json (log_history). One forma
 Keys match when equal after Unicode NFC, "/" ≡ "_" and lower case; nothing else is equated.`;
 
 const FLAG_OF_FIELD: Record<GateConfigField, string> = {
-  opd_coef: '--opd-coef',
-  teacher_performance: '--teacher-performance',
-  window_size: '--window',
-  alignment_threshold: '--alignment-threshold',
-  competence_threshold: '--competence-threshold',
-  denominator_epsilon: '--epsilon',
+  lambdaOpd: '--opd-coef',
+  teacherPerformance: '--teacher-performance',
+  windowSize: '--window',
+  alignmentThreshold: '--alignment-threshold',
+  competenceThreshold: '--competence-threshold',
+  denominatorEpsilon: '--epsilon',
 };
 
 class UsageError extends Error {}
@@ -171,11 +171,11 @@ async function run(argv: string[], io: ReplayIo): Promise<number> {
       throw new UsageError(`--gap-key and --val-key name the same metric "${values['gap-key']}"`);
     }
     const gate = {
-      teacher_performance: parseNumber('--teacher-performance', values['teacher-performance']) ?? Number.NaN,
-      window_size: parseNumber('--window', values.window),
-      alignment_threshold: parseNumber('--alignment-threshold', values['alignment-threshold']),
-      competence_threshold: parseNumber('--competence-threshold', values['competence-threshold']),
-      denominator_epsilon: parseNumber('--epsilon', values.epsilon),
+      teacherPerformance: parseNumber('--teacher-performance', values['teacher-performance']) ?? Number.NaN,
+      windowSize: parseNumber('--window', values.window),
+      alignmentThreshold: parseNumber('--alignment-threshold', values['alignment-threshold']),
+      competenceThreshold: parseNumber('--competence-threshold', values['competence-threshold']),
+      denominatorEpsilon: parseNumber('--epsilon', values.epsilon),
     };
     const definedGate = Object.fromEntries(Object.entries(gate).filter(([, v]) => v !== undefined)) as typeof gate;
     const sources: LogStream[] = positionals.map((name) => ({ name, chunks: fsErrorsNamed(name, io.readLog(name)) }));
@@ -215,8 +215,9 @@ async function* fsErrorsNamed(path: string, chunks: AsyncIterable<string>): Asyn
 /** The one line for a user error, or null for a defect. */
 function describeError(error: unknown): string | null {
   if (error instanceof GateConfigError) {
+    // Name the flag the user typed (the gate's field names are internal).
     const flag = FLAG_OF_FIELD[error.field as GateConfigField];
-    return `replay: ${flag ?? error.field}: ${error.message.replace(/^gate config: /, '')}`;
+    return flag === undefined ? `replay: ${error.message}` : `replay: ${flag} ${error.requirement}`;
   }
   if (error instanceof UsageError) return `replay: ${printable(error.message, 300)}`;
   return userErrorLine(error);

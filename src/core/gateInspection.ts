@@ -26,7 +26,7 @@ export interface EvaluatedWindow {
 /** The thresholds the words compare against: the gate config the evaluations were produced with. */
 export type InspectionConfig = Pick<
   GateConfig,
-  'alignment_threshold' | 'competence_threshold' | 'denominator_epsilon' | 'teacher_performance'
+  'alignmentThreshold' | 'competenceThreshold' | 'denominatorEpsilon' | 'teacherPerformance'
 >;
 
 /** Why ρ and η were not computed. */
@@ -88,8 +88,8 @@ function invalidWords(reason: InvalidReason, previous: number | null, epsilon: n
 }
 
 function conditionWords(row: { rho: number; eta: number }, config: InspectionConfig) {
-  const d = formatGateNumber(config.alignment_threshold);
-  const g = formatGateNumber(config.competence_threshold);
+  const d = formatGateNumber(config.alignmentThreshold);
+  const g = formatGateNumber(config.competenceThreshold);
   const r = formatGateNumber(row.rho);
   const e = formatGateNumber(row.eta);
   return {
@@ -143,15 +143,15 @@ export function inspectGate(
     let reason: string;
     const decision: Decision = retiredBefore ? 'already-retired' : triggered ? 'retire' : 'keep';
     if (!valid) {
-      const why = invalidReason(previousKWindowMean, previous !== null, config.denominator_epsilon);
+      const why = invalidReason(previousKWindowMean, previous !== null, config.denominatorEpsilon);
       reason =
         decision === 'already-retired'
           ? 'the teacher had already retired'
-          : invalidWords(why, previousKWindowMean, config.denominator_epsilon);
+          : invalidWords(why, previousKWindowMean, config.denominatorEpsilon);
       rows.push(row(e, previousKWindowMean, previousPerformance, rho, eta, false, why, null, null, decision, reason));
     } else {
-      aligned = rho <= config.alignment_threshold;
-      competent = eta >= config.competence_threshold;
+      aligned = rho <= config.alignmentThreshold;
+      competent = eta >= config.competenceThreshold;
       const words = conditionWords({ rho, eta }, config);
       const parts: string[] = [];
       if (need.alignment) parts.push(aligned ? words.aligned : words.notAligned);

@@ -1,6 +1,7 @@
 // The shape of a retirement-gate checkpoint (GateState in retirementGate.ts), for validating what is read back, and
 // the invariants the gate's own output always satisfies (so a hand-edited state whose manifest was recomputed is
-// refused instead of being resumed into an impossible run).
+// refused instead of being resumed into an impossible run). The keys are the public RetireOPD code's (snake_case,
+// the config's too: publicGateConfig.ts maps them to the lab's names), the on-disk format of a checkpoint.
 import { z } from 'zod';
 
 const finite = z.number();

@@ -71,7 +71,7 @@ export function sensitivityGrid(
       (gamma) =>
         gateOutcome(sources, {
           ...options,
-          gate: { ...options.gate, alignment_threshold: delta, competence_threshold: gamma },
+          gate: { ...options.gate, alignmentThreshold: delta, competenceThreshold: gamma },
         }).triggerStep,
     ),
   );

@@ -4,10 +4,10 @@
 //   adaptive          the retirement gate (ρ ≤ δ ∧ η ≥ γ)
 //   alignment-only    the gate, retiring on ρ ≤ δ alone
 //   competence-only   the gate, retiring on η ≥ γ alone
-//   never             OPD throughout (λ = opd_coef at every step)
+//   never             OPD throughout (λ = lambdaOpd at every step)
 //   none              pure GRPO: λ = 0 and the teacher never runs
-//   fixed:N           λ = opd_coef for steps ≤ N, then 0 (as if the gate had triggered at step N)
-//   linear:N          λ = opd_coef · max(0, (N − k)/N): annealed to 0 at step N
+//   fixed:N           λ = lambdaOpd for steps ≤ N, then 0 (as if the gate had triggered at step N)
+//   linear:N          λ = lambdaOpd · max(0, (N − k)/N): annealed to 0 at step N
 //
 // Every schedule carries a RetirementGate. The three gate schedules let it decide; the others run it in
 // `observe-only` mode on the gaps their teacher produces, so every run reports P, C and windows alike and a
@@ -67,7 +67,7 @@ export class LambdaSchedule {
 
   /** λ_opd for training step `step` (pure). For gated schedules this is the gate's current coefficient. */
   coefficient(step: number): number {
-    const c = this.gate.config.opd_coef;
+    const c = this.gate.config.lambdaOpd;
     const spec = this.spec;
     switch (spec.kind) {
       case 'adaptive':
@@ -140,7 +140,7 @@ export class LambdaSchedule {
     return this.retired && 'step' in this.spec ? this.spec.step : null;
   }
 
-  /** Every retire_opd/* metric; opd_coef, retired and trigger_step are the schedule's own. */
+  /** Every retire_opd/* metric; retire_opd/opd_coef, retired and trigger_step are the schedule's own. */
   metrics(): RetireOpdMetrics {
     const metrics = this.gate.metrics();
     if (this.isGated) return metrics;
@@ -183,7 +183,7 @@ export class LambdaSchedule {
     // Every gap and every trigger belongs to a step the schedule has begun.
     const last = lastStep ?? 0;
     const saved = gate.toJSON();
-    const observed = saved.completed_windows.length * saved.config.window_size + saved.pending_k_values.length;
+    const observed = saved.completed_windows.length * gate.config.windowSize + saved.pending_k_values.length;
     if (observed > last || (gate.triggerStep ?? 0) > last || gate.teacherForwardSkipped > last) {
       throw new CheckpointError(
         `schedule checkpoint is inconsistent: last_step ${lastStep} is before its gate's ${observed} gaps, ` +

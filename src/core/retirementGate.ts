@@ -11,6 +11,12 @@
 import { mean } from './windowedMean';
 import { type GateConfig, type GateConfigInput, gateConfigDifferences, parseGateConfig } from './gateConfig';
 import { CheckpointError } from './errors';
+import {
+  PUBLIC_GATE_CONFIG_KEYS,
+  type PublicGateConfig,
+  fromPublicGateConfig,
+  toPublicGateConfig,
+} from './publicGateConfig';
 import { gateStateProblem, gateStateSchema } from './gateStateSchema';
 import { GATE_RULES, type GateRule, isOneOf } from './methodVocabulary';
 
@@ -83,11 +89,14 @@ export class GateInputError extends Error {
 
 export const GATE_STATE_VERSION = 1;
 
-/** The checkpointed state; JSON-safe (no NaN: absent values are null). */
+/**
+ * The checkpointed state; JSON-safe (no NaN: absent values are null). Its keys are the public code's (snake_case,
+ * the config too: publicGateConfig.ts), so a checkpoint is interchangeable with the public code's.
+ */
 export interface GateState {
   readonly version: typeof GATE_STATE_VERSION;
   readonly rule: GateRule;
-  readonly config: GateConfig;
+  readonly config: PublicGateConfig;
   readonly opd_coef: number;
   readonly pending_k_values: readonly number[];
   readonly completed_windows: readonly GateWindow[];
@@ -132,7 +141,7 @@ export class RetirementGate {
     this.config = parseGateConfig(config);
     if (!isOneOf(GATE_RULES, rule)) throw new Error(`unknown gate rule "${String(rule)}"`);
     this.rule = rule;
-    this.opdCoef = this.config.opd_coef;
+    this.opdCoef = this.config.lambdaOpd;
   }
 
   get retired(): boolean {
@@ -182,7 +191,7 @@ export class RetirementGate {
     const k = -gap;
     this.lastK = k;
     this.pending.push(k);
-    if (this.pending.length < this.config.window_size) return null;
+    if (this.pending.length < this.config.windowSize) return null;
     const window: GateWindow = { end_step: step, mean: mean(this.pending) };
     this.windows.push(window);
     this.pending = [];
@@ -209,10 +218,10 @@ export class RetirementGate {
     let progress = Number.NaN;
     let competence = Number.NaN;
     let valid = false;
-    if (prev !== null && this.previousPerformance !== null && Math.abs(prev) > this.config.denominator_epsilon) {
+    if (prev !== null && this.previousPerformance !== null && Math.abs(prev) > this.config.denominatorEpsilon) {
       // Signed denominator, as in the public code: P > 0 means the gap is still shrinking.
       progress = (prev - cur) / prev;
-      competence = (score + this.previousPerformance) / (2 * this.config.teacher_performance);
+      competence = (score + this.previousPerformance) / (2 * this.config.teacherPerformance);
       valid = Number.isFinite(progress) && Number.isFinite(competence);
     }
     this.previousWindowMean = cur;
@@ -243,8 +252,8 @@ export class RetirementGate {
   }
 
   private retires(progress: number, competence: number): boolean {
-    const aligned = progress <= this.config.alignment_threshold;
-    const competent = competence >= this.config.competence_threshold;
+    const aligned = progress <= this.config.alignmentThreshold;
+    const competent = competence >= this.config.competenceThreshold;
     switch (this.rule) {
       case 'alignment-and-competence':
         return aligned && competent;
@@ -265,7 +274,7 @@ export class RetirementGate {
       'retire_opd/k_window_mean': latest === undefined ? Number.NaN : latest.mean,
       'retire_opd/alignment_progress': this.lastProgress,
       'retire_opd/student_performance': this.lastScore,
-      'retire_opd/teacher_performance': this.config.teacher_performance,
+      'retire_opd/teacher_performance': this.config.teacherPerformance,
       'retire_opd/competence_ratio': this.lastCompetence,
       'retire_opd/criterion_valid': this.lastValid ? 1 : 0,
       'retire_opd/retired': this.isRetired ? 1 : 0,
@@ -282,7 +291,7 @@ export class RetirementGate {
     return {
       version: GATE_STATE_VERSION,
       rule: this.rule,
-      config: { ...this.config },
+      config: toPublicGateConfig(this.config),
       opd_coef: this.opdCoef,
       pending_k_values: [...this.pending],
       completed_windows: this.windows.map((w) => ({ ...w })),
@@ -304,7 +313,8 @@ export class RetirementGate {
 
   /**
    * Restore a checkpointed gate into the run's current config (and rule). A checkpoint written under another config
-   * is an error: "checkpoint config does not match: window_size 5 ≠ 3" (checkpoint value first).
+   * is an error naming the checkpoint's key: "checkpoint config does not match: window_size 5 ≠ 3" (checkpoint value
+   * first).
    */
   static fromJSON(
     state: unknown,
@@ -313,7 +323,11 @@ export class RetirementGate {
   ): RetirementGate {
     const gate = new RetirementGate(config, rule);
     const s = parseGateState(state);
-    const differences = gateConfigDifferences(s.config, gate.config);
+    const differences = gateConfigDifferences(
+      fromPublicGateConfig(s.config),
+      gate.config,
+      (field) => PUBLIC_GATE_CONFIG_KEYS[field],
+    );
     if (differences.length > 0) {
       throw new CheckpointError(`checkpoint config does not match: ${differences.join(', ')}`);
     }

@@ -20,12 +20,12 @@ describe('the replay view’s model', () => {
       windowSize: '5',
       alignmentThreshold: '0',
       competenceThreshold: '0.9',
-      epsilon: '1e-8',
+      denominatorEpsilon: '1e-8',
       schedule: 'adaptive',
       format: 'auto',
     });
-    expect(settingsToOptions(settings({ teacherPerformance: '0.8', windowSize: '', epsilon: '' }))).toEqual({
-      gate: { teacher_performance: 0.8, alignment_threshold: 0, competence_threshold: 0.9 },
+    expect(settingsToOptions(settings({ teacherPerformance: '0.8', windowSize: '', denominatorEpsilon: '' }))).toEqual({
+      gate: { teacherPerformance: 0.8, alignmentThreshold: 0, competenceThreshold: 0.9 },
       schedule: 'adaptive',
     });
     expect(
@@ -40,11 +40,11 @@ describe('the replay view’s model', () => {
       ),
     ).toEqual({
       gate: {
-        teacher_performance: 0.75,
-        window_size: 5,
-        alignment_threshold: -0.05,
-        competence_threshold: 0.9,
-        denominator_epsilon: 1e-8,
+        teacherPerformance: 0.75,
+        windowSize: 5,
+        alignmentThreshold: -0.05,
+        competenceThreshold: 0.9,
+        denominatorEpsilon: 1e-8,
       },
       schedule: 'alignment-only',
       format: 'csv',
@@ -77,7 +77,7 @@ describe('the replay view’s model', () => {
     expect(fail({ teacherPerformance: '0.7', windowSize: '2.5' })).toEqual({
       kind: 'setting',
       setting: 'windowSize',
-      message: 'W (window): window_size must be a positive integer (got 2.5)',
+      message: 'W (window) must be a positive integer (got 2.5)',
     });
     expect(fail({ teacherPerformance: '0.7', gapKey: 'kl' })).toMatchObject({
       kind: 'input',

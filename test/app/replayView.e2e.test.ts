@@ -142,7 +142,7 @@ describe('the gate replay view in a real browser', () => {
     const error = page.getByTestId('replay-error');
     await error.waitFor();
     expect(await error.locator('pre').textContent()).toMatch(
-      /^S_T \(teacher performance\): teacher_performance must be a finite number > 0 \(got 0\)$/,
+      /^S_T \(teacher performance\) must be a finite number > 0 \(got 0\)$/,
     );
     expect(await page.getByLabel('S_T', { exact: false }).getAttribute('aria-invalid')).toBe('true');
     expect(pageErrors).toEqual([]);

@@ -31,7 +31,7 @@ describe('a run’s log for the gate replay', () => {
       windowSize: '2',
       alignmentThreshold: '0.5',
       competenceThreshold: '0.1',
-      epsilon: '0.000001',
+      denominatorEpsilon: '0.000001',
       schedule: 'adaptive',
     });
     // K = 0.5, 0.5 | 0.4, 0.4 | 0.4, 0.4 with validation every 2 steps: the first evaluation (step 2) has no ρ;

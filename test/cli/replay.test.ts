@@ -233,23 +233,14 @@ describe.concurrent('replay on bad input', () => {
   });
 
   it.each([
-    [
-      ['--teacher-performance', '0'],
-      /replay: --teacher-performance: teacher_performance must be a finite number > 0 \(got 0\)/,
-    ],
+    [['--teacher-performance', '0'], /replay: --teacher-performance must be a finite number > 0 \(got 0\)/],
     [['--teacher-performance', 'abc'], /replay: --teacher-performance: expected a number, got "abc"/],
-    [
-      ['--teacher-performance', '0.8', '--window', '2.5'],
-      /replay: --window: window_size must be a positive integer \(got 2\.5\)/,
-    ],
+    [['--teacher-performance', '0.8', '--window', '2.5'], /replay: --window must be a positive integer \(got 2\.5\)/],
     [
       ['--teacher-performance', '0.8', '--competence-threshold', '-1'],
-      /replay: --competence-threshold: competence_threshold must be/,
+      /replay: --competence-threshold must be a finite number ≥ 0 \(got -1\)/,
     ],
-    [
-      ['--teacher-performance', '0.8', '--epsilon', 'Infinity'],
-      /replay: --epsilon: denominator_epsilon must be a finite number/,
-    ],
+    [['--teacher-performance', '0.8', '--epsilon', 'Infinity'], /replay: --epsilon must be a finite number/],
     [
       ['--teacher-performance', '0.8', '--schedule', 'never'],
       /replay: --schedule: expected one of adaptive, alignment-only, competence-only/,

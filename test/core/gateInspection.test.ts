@@ -30,12 +30,12 @@ const HAND = [
   { step: 5, gap: -0.31 },
   { step: 6, gap: -0.31, val: 0.9 },
 ];
-const HAND_GATE = { teacher_performance: 0.8, window_size: 2 };
+const HAND_GATE = { teacherPerformance: 0.8, windowSize: 2 };
 
 describe('inspectGate', () => {
   it('says in words why each hand-computed window kept or retired the teacher', () => {
     const { evaluations } = replayGate([jsonl(HAND)], { gate: HAND_GATE });
-    const rows = inspectGate(evaluations, parseGateConfig({ opd_coef: 1, ...HAND_GATE }));
+    const rows = inspectGate(evaluations, parseGateConfig({ lambdaOpd: 1, ...HAND_GATE }));
     expect(rows.map((r) => [r.windowIndex, r.step, r.decision])).toEqual([
       [1, 2, 'keep'],
       [2, 4, 'keep'],
@@ -58,12 +58,12 @@ describe('inspectGate', () => {
 
   it('names only the condition an ablation rule checks', () => {
     const { evaluations } = replayGate([jsonl(HAND)], { gate: HAND_GATE, schedule: 'competence-only' });
-    const rows = inspectGate(evaluations, parseGateConfig({ opd_coef: 1, ...HAND_GATE }), 'competence-only');
+    const rows = inspectGate(evaluations, parseGateConfig({ lambdaOpd: 1, ...HAND_GATE }), 'competence-only');
     expect(rows[1]?.reason).toBe('keep: student not yet competent: η = 0.75 < γ = 0.9');
   });
 
   it('gives the same rows for a live gate’s events as for the replay of the same values', () => {
-    const config = parseGateConfig({ opd_coef: 1, ...HAND_GATE });
+    const config = parseGateConfig({ lambdaOpd: 1, ...HAND_GATE });
     const gate = new RetirementGate(config);
     const live = [];
     for (const r of HAND) {
@@ -86,7 +86,7 @@ describe('inspectGate', () => {
       { step: 4, gap: -0.2, val: 0.9 },
     ];
     const { evaluations } = replayGate([jsonl(rows)], { gate: HAND_GATE });
-    const inspected = inspectGate(evaluations, parseGateConfig({ opd_coef: 1, ...HAND_GATE }));
+    const inspected = inspectGate(evaluations, parseGateConfig({ lambdaOpd: 1, ...HAND_GATE }));
     expect(inspected[1]?.valid).toBe(false);
     expect(inspected[1]?.invalidReason).toBe('previous-near-zero');
     expect(inspected[1]?.reason).toBe('not evaluable: |previous K̄| = 0 ≤ ε = 1.00e-8');
@@ -94,7 +94,7 @@ describe('inspectGate', () => {
 
   it('refuses evaluations that are not one gate’s consecutive windows', () => {
     const { evaluations } = replayGate([jsonl(HAND)], { gate: HAND_GATE });
-    const config = parseGateConfig({ opd_coef: 1, ...HAND_GATE });
+    const config = parseGateConfig({ lambdaOpd: 1, ...HAND_GATE });
     expect(() => inspectGate(evaluations.slice(1), config)).toThrow(/evaluation 1 has window_index 2/);
   });
 
@@ -107,15 +107,15 @@ describe('inspectGate', () => {
 
 /** The fixtures' documented CLI commands and trigger steps (test/fixtures/replay/README.md). */
 const FIXTURE_CASES: { files: string[]; options: ReplayOptions; trigger: number | null }[] = [
-  { files: ['verl_retire_opd.jsonl'], options: { gate: { teacher_performance: 0.8 } }, trigger: 35 },
-  { files: ['trl_trainer_state.json'], options: { gate: { teacher_performance: 0.9 } }, trigger: null },
+  { files: ['verl_retire_opd.jsonl'], options: { gate: { teacherPerformance: 0.8 } }, trigger: 35 },
+  { files: ['trl_trainer_state.json'], options: { gate: { teacherPerformance: 0.9 } }, trigger: null },
   {
     files: ['run-grpo_opd-tag-skillsd_teacher_student_gap_mean.csv', 'run-grpo_opd-tag-val_success_rate.csv'],
-    options: { gate: { teacher_performance: 0.75, window_size: 4, alignment_threshold: 0.05 } },
+    options: { gate: { teacherPerformance: 0.75, windowSize: 4, alignmentThreshold: 0.05 } },
     trigger: 32,
   },
-  { files: ['simple.jsonl'], options: { gate: { teacher_performance: 0.7, window_size: 3 } }, trigger: 21 },
-  { files: ['lab_metrics.jsonl'], options: { gate: { teacher_performance: 0.6 } }, trigger: 35 },
+  { files: ['simple.jsonl'], options: { gate: { teacherPerformance: 0.7, windowSize: 3 } }, trigger: 21 },
+  { files: ['lab_metrics.jsonl'], options: { gate: { teacherPerformance: 0.6 } }, trigger: 35 },
 ];
 
 describe('the inspector over the replay fixtures', () => {
@@ -127,7 +127,7 @@ describe('the inspector over the replay fixtures', () => {
       const lines = replayLines(result).map((l) => JSON.parse(l) as Record<string, unknown>);
       const evaluationLines = lines.filter((l) => l.type === 'evaluation');
       const summary = lines[lines.length - 1] as { trigger_step: number | null };
-      const rows = inspectGate(result.evaluations, parseGateConfig({ opd_coef: 1, ...c.options.gate }));
+      const rows = inspectGate(result.evaluations, parseGateConfig({ lambdaOpd: 1, ...c.options.gate }));
       expect(rows.length).toBe(evaluationLines.length);
       expect(rows.map((r) => r.step)).toEqual(evaluationLines.map((l) => l.step));
       expect(rows.map((r) => r.alignmentProgress)).toEqual(evaluationLines.map((l) => l.alignment_progress));
@@ -142,10 +142,10 @@ describe('the inspector over the replay fixtures', () => {
 describe('the what-if', () => {
   it('finds the documented trigger steps and the shift when δ changes', () => {
     const files = FIXTURE_CASES[2]?.files.map(source) ?? [];
-    const base: ReplayOptions = { gate: { teacher_performance: 0.75, window_size: 4, alignment_threshold: 0.05 } };
+    const base: ReplayOptions = { gate: { teacherPerformance: 0.75, windowSize: 4, alignmentThreshold: 0.05 } };
     const original = gateOutcome(files, base);
     expect(original.triggerStep).toBe(32);
-    const strict = gateOutcome(files, { gate: { ...base.gate, alignment_threshold: 0 } });
+    const strict = gateOutcome(files, { gate: { ...base.gate, alignmentThreshold: 0 } });
     expect(strict.triggerStep).toBeNull(); // the fixture README: null with δ = 0
     const cmp = compareOutcomes(original, strict);
     expect(cmp.triggerShift).toBeNull();
@@ -155,12 +155,12 @@ describe('the what-if', () => {
 
   it('fills the δ × γ grid with the trigger step each setting gives', () => {
     const files = [source('verl_retire_opd.jsonl')];
-    const options: ReplayOptions = { gate: { teacher_performance: 0.8 } };
+    const options: ReplayOptions = { gate: { teacherPerformance: 0.8 } };
     const grid = sensitivityGrid(files, options, [0, 0.1], [0.9, 5]);
     expect(grid.triggerSteps[0]?.[0]).toBe(35);
     // γ = 5 asks for η ≥ 5: the student would need five times the teacher's score
     expect(grid.triggerSteps.map((row) => row[1])).toEqual([null, null]);
-    const direct = replayGate(files, { gate: { teacher_performance: 0.8, alignment_threshold: 0.1 } }).summary;
+    const direct = replayGate(files, { gate: { teacherPerformance: 0.8, alignmentThreshold: 0.1 } }).summary;
     expect(grid.triggerSteps[1]?.[0]).toBe(direct.trigger_step);
     expect(grid.retiringCells).toBe(2);
   });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CheckpointError } from '../../src/core/errors';
 import { LambdaSchedule } from '../../src/core/lambdaSchedule';
 
-const config = { opd_coef: 0.5, teacher_performance: 0.8, window_size: 1 };
+const config = { lambdaOpd: 0.5, teacherPerformance: 0.8, windowSize: 1 };
 
 /** Run steps 1..n with constant K = 0.5 (gap −0.5) and a validation score at every step; return per-step plans. */
 function runSteps(schedule: LambdaSchedule, n: number, score = 0.8) {
@@ -135,7 +135,7 @@ describe('LambdaSchedule', () => {
     expect(() => LambdaSchedule.fromJSON(state, 'adaptive', config)).toThrow(
       'checkpoint schedule does not match: fixed:40 ≠ adaptive',
     );
-    expect(() => LambdaSchedule.fromJSON(state, 'fixed:40', { ...config, window_size: 3 })).toThrow(
+    expect(() => LambdaSchedule.fromJSON(state, 'fixed:40', { ...config, windowSize: 3 })).toThrow(
       'checkpoint config does not match: window_size 1 ≠ 3',
     );
     expect(() => LambdaSchedule.fromJSON(state, 'adaptive', config)).toThrow(CheckpointError);

@@ -166,10 +166,10 @@ describe('the method vocabulary is the one source of the config, the parsers and
   it('defaults agree across modules: the OPD estimator and the gate (gateConfig.ts vs student.gate)', () => {
     expect(DEFAULT_CONFIG.student.estimator).toBe(DEFAULT_OPD_ESTIMATOR);
     expect(DEFAULT_CONFIG.student.gate).toEqual({
-      windowSize: GATE_DEFAULTS.window_size,
-      alignmentThreshold: GATE_DEFAULTS.alignment_threshold,
-      competenceThreshold: GATE_DEFAULTS.competence_threshold,
-      denominatorEpsilon: GATE_DEFAULTS.denominator_epsilon,
+      windowSize: GATE_DEFAULTS.windowSize,
+      alignmentThreshold: GATE_DEFAULTS.alignmentThreshold,
+      competenceThreshold: GATE_DEFAULTS.competenceThreshold,
+      denominatorEpsilon: GATE_DEFAULTS.denominatorEpsilon,
     });
   });
 });

@@ -24,7 +24,7 @@ function drive(gate: RetirementGate, events: readonly Event[]): (GateEvaluation 
   return out;
 }
 
-const base = { opd_coef: 1, teacher_performance: 0.8 };
+const base = { lambdaOpd: 1, teacherPerformance: 0.8 };
 
 // W = 2, validation every 2 steps. Windows: (1, .5) → .75 @2; (.5, .25) → .375 @4; (.25, .5) → .375 @6.
 const streamA: Event[] = [
@@ -40,7 +40,7 @@ const streamA: Event[] = [
 
 describe('RetirementGate on a hand-computed stream', () => {
   it('evaluates the first window without a criterion, then computes P and C by hand', () => {
-    const gate = new RetirementGate({ ...base, window_size: 2 });
+    const gate = new RetirementGate({ ...base, windowSize: 2 });
     const [v2, v4, v6, v8] = drive(gate, streamA);
     expect(v2).toMatchObject({
       step: 2,
@@ -82,7 +82,7 @@ describe('RetirementGate on a hand-computed stream', () => {
   });
 
   it('does not retire while the student is below the competence threshold', () => {
-    const gate = new RetirementGate({ ...base, window_size: 2 });
+    const gate = new RetirementGate({ ...base, windowSize: 2 });
     // C at step 6 = (0.7 + 0.7)/1.6 = 0.875 < 0.9
     const events = streamA.map((e) => (e.step === 6 ? { ...e, score: 0.7 } : e));
     const evaluations = drive(gate, events);
@@ -99,16 +99,16 @@ describe('RetirementGate on a hand-computed stream', () => {
       { step: 2, k: 0.5, score: 0.9 }, // P = 0.5
       { step: 3, k: 0.375, score: 0.9 }, // P = 0.25
     ];
-    const strict = new RetirementGate({ ...base, teacher_performance: 0.9, window_size: 1 });
+    const strict = new RetirementGate({ ...base, teacherPerformance: 0.9, windowSize: 1 });
     drive(strict, shrinking);
     expect(strict.retired).toBe(false);
-    const loose = new RetirementGate({ ...base, teacher_performance: 0.9, window_size: 1, alignment_threshold: 0.25 });
+    const loose = new RetirementGate({ ...base, teacherPerformance: 0.9, windowSize: 1, alignmentThreshold: 0.25 });
     drive(loose, shrinking);
     expect(loose.triggerStep).toBe(3);
   });
 
   it('retires no earlier than step 10 with W = 5 and validation every 5 steps', () => {
-    const gate = new RetirementGate({ opd_coef: 0.01, teacher_performance: 1, window_size: 5 });
+    const gate = new RetirementGate({ lambdaOpd: 0.01, teacherPerformance: 1, windowSize: 5 });
     const events: Event[] = [];
     for (let step = 1; step <= 20; step++) events.push({ step, k: 0.5, ...(step % 5 === 0 ? { score: 0.9 } : {}) });
     const evaluations = drive(gate, events);
@@ -121,7 +121,7 @@ describe('RetirementGate on a hand-computed stream', () => {
 
 describe('RetirementGate validation cadence', () => {
   it('changes nothing on a validation with no unevaluated window (except the reported score)', () => {
-    const gate = new RetirementGate({ ...base, window_size: 3 });
+    const gate = new RetirementGate({ ...base, windowSize: 3 });
     drive(gate, [
       { step: 1, k: 0.5 },
       { step: 2, k: 0.5 },
@@ -137,7 +137,7 @@ describe('RetirementGate validation cadence', () => {
 
   it('evaluates every window once when validations are more frequent than windows', () => {
     // W = 4, validation every 2 steps: windows end at 4 and 8; validations at 2 and 6 find nothing new.
-    const gate = new RetirementGate({ ...base, window_size: 4 });
+    const gate = new RetirementGate({ ...base, windowSize: 4 });
     const events: Event[] = [];
     const ks = [1, 1, 1, 1, 0.5, 0.5, 0.5, 0.5];
     ks.forEach((k, i) => events.push({ step: i + 1, k, ...((i + 1) % 2 === 0 ? { score: 0.4 } : {}) }));
@@ -149,7 +149,7 @@ describe('RetirementGate validation cadence', () => {
 
   it('evaluates the OLDEST unevaluated window when validations are less frequent than windows', () => {
     // W = 2, validation every 6 steps: windows end at 2, 4, 6, 8, 10, 12 but only two are evaluated, in order.
-    const gate = new RetirementGate({ ...base, teacher_performance: 0.9, window_size: 2 });
+    const gate = new RetirementGate({ ...base, teacherPerformance: 0.9, windowSize: 2 });
     const ks = [1, 0.5, 0.5, 0.5, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25];
     const events: Event[] = ks.map((k, i) => ({ step: i + 1, k, ...((i + 1) % 6 === 0 ? { score: 0.9 } : {}) }));
     const [v6, v12] = drive(gate, events);
@@ -164,7 +164,7 @@ describe('RetirementGate validation cadence', () => {
 
 describe('RetirementGate denominators', () => {
   it('skips the criterion when |previous window mean| ≤ ε but still advances prev and the evaluated count', () => {
-    const gate = new RetirementGate({ opd_coef: 1, teacher_performance: 1, window_size: 1, denominator_epsilon: 0.25 });
+    const gate = new RetirementGate({ lambdaOpd: 1, teacherPerformance: 1, windowSize: 1, denominatorEpsilon: 0.25 });
     const [first, nearZero, next] = drive(gate, [
       { step: 1, k: 0.25, score: 0.9 }, // |prev| = 0.25 is not > ε for the next evaluation
       { step: 2, k: 0.5, score: 0.9 },
@@ -180,7 +180,7 @@ describe('RetirementGate denominators', () => {
   });
 
   it('uses the signed previous mean: a negative prev flips the sign of P as in the public code', () => {
-    const gate = new RetirementGate({ opd_coef: 1, teacher_performance: 1, window_size: 1 });
+    const gate = new RetirementGate({ lambdaOpd: 1, teacherPerformance: 1, windowSize: 1 });
     const [, shrinking, growing] = drive(gate, [
       { step: 1, k: -0.5, score: 0.95 },
       { step: 2, k: -0.25, score: 0.95 }, // P = (−0.5 + 0.25)/(−0.5) = 0.5
@@ -194,7 +194,7 @@ describe('RetirementGate denominators', () => {
 
 describe('RetirementGate permanence and inputs', () => {
   it('stays retired and observes no gaps after retirement', () => {
-    const gate = new RetirementGate({ ...base, window_size: 2 });
+    const gate = new RetirementGate({ ...base, windowSize: 2 });
     drive(gate, streamA.slice(0, 6));
     expect(gate.retired).toBe(true);
     const plan = gate.beginStep(7);
@@ -236,13 +236,13 @@ describe('gate rules', () => {
     ['observe-only', null],
   ];
   it.each(cases)('%s retires at step %s', (rule, trigger) => {
-    const gate = new RetirementGate({ ...base, window_size: 1 }, rule);
+    const gate = new RetirementGate({ ...base, windowSize: 1 }, rule);
     drive(gate, events);
     expect(gate.triggerStep).toBe(trigger);
     expect(gate.numEvaluatedWindows).toBe(trigger === 2 ? 2 : 4);
   });
   it('competence-only retires on C ≥ γ even while the gap shrinks', () => {
-    const gate = new RetirementGate({ ...base, window_size: 1 }, 'competence-only');
+    const gate = new RetirementGate({ ...base, windowSize: 1 }, 'competence-only');
     drive(gate, [
       { step: 1, k: 1, score: 0.8 },
       { step: 2, k: 0.5, score: 0.8 }, // P = 0.5 > 0, C = 1
@@ -255,24 +255,24 @@ describe('gate config', () => {
   it('fills in the documented defaults', () => {
     expect(parseGateConfig(base)).toEqual({
       ...base,
-      window_size: 5,
-      alignment_threshold: 0,
-      competence_threshold: 0.9,
-      denominator_epsilon: 1e-8,
+      windowSize: 5,
+      alignmentThreshold: 0,
+      competenceThreshold: 0.9,
+      denominatorEpsilon: 1e-8,
     });
   });
   const bad: [string, Record<string, unknown>][] = [
-    ['teacher_performance', { teacher_performance: 0 }],
-    ['teacher_performance', { teacher_performance: -0.5 }],
-    ['teacher_performance', { teacher_performance: Number.NaN }],
-    ['opd_coef', { opd_coef: -1 }],
-    ['opd_coef', { opd_coef: Number.POSITIVE_INFINITY }],
-    ['window_size', { window_size: 2.5 }],
-    ['window_size', { window_size: 0 }],
-    ['window_size', { window_size: '5' }],
-    ['alignment_threshold', { alignment_threshold: Number.NEGATIVE_INFINITY }],
-    ['competence_threshold', { competence_threshold: -0.1 }],
-    ['denominator_epsilon', { denominator_epsilon: Number.NaN }],
+    ['teacherPerformance', { teacherPerformance: 0 }],
+    ['teacherPerformance', { teacherPerformance: -0.5 }],
+    ['teacherPerformance', { teacherPerformance: Number.NaN }],
+    ['lambdaOpd', { lambdaOpd: -1 }],
+    ['lambdaOpd', { lambdaOpd: Number.POSITIVE_INFINITY }],
+    ['windowSize', { windowSize: 2.5 }],
+    ['windowSize', { windowSize: 0 }],
+    ['windowSize', { windowSize: '5' }],
+    ['alignmentThreshold', { alignmentThreshold: Number.NEGATIVE_INFINITY }],
+    ['competenceThreshold', { competenceThreshold: -0.1 }],
+    ['denominatorEpsilon', { denominatorEpsilon: Number.NaN }],
     ['windowsize', { windowsize: 5 }],
   ];
   it.each(bad)('rejects a bad %s with an error naming it', (field, patch) => {
@@ -287,6 +287,6 @@ describe('gate config', () => {
     expect((error as Error).message).toContain(field);
   });
   it('accepts a negative δ and γ = 0', () => {
-    expect(() => new RetirementGate({ ...base, alignment_threshold: -0.1, competence_threshold: 0 })).not.toThrow();
+    expect(() => new RetirementGate({ ...base, alignmentThreshold: -0.1, competenceThreshold: 0 })).not.toThrow();
   });
 });

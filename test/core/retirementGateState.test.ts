@@ -20,7 +20,7 @@ function makeStream(length: number): { step: number; gap: number; score?: number
   return out;
 }
 
-const config = { opd_coef: 0.5, teacher_performance: 0.9, window_size: 4, competence_threshold: 0.8 };
+const config = { lambdaOpd: 0.5, teacherPerformance: 0.9, windowSize: 4, competenceThreshold: 0.8 };
 const stream = makeStream(60);
 
 /** Apply events [from, to) and return everything observable after each one. */
@@ -64,12 +64,12 @@ describe('RetirementGate checkpoints', () => {
   });
 
   it('refuses a checkpoint written under a different config, naming the field and both values', () => {
-    const gate = new RetirementGate({ ...config, window_size: 5 });
-    expect(() => RetirementGate.fromJSON(gate.toJSON(), { ...config, window_size: 3 })).toThrow(
+    const gate = new RetirementGate({ ...config, windowSize: 5 });
+    expect(() => RetirementGate.fromJSON(gate.toJSON(), { ...config, windowSize: 3 })).toThrow(
       'checkpoint config does not match: window_size 5 ≠ 3',
     );
     expect(() =>
-      RetirementGate.fromJSON(gate.toJSON(), { ...config, window_size: 5, competence_threshold: 0.9 }),
+      RetirementGate.fromJSON(gate.toJSON(), { ...config, windowSize: 5, competenceThreshold: 0.9 }),
     ).toThrow(/competence_threshold 0.8 ≠ 0.9/);
   });
 
@@ -87,7 +87,7 @@ describe('RetirementGate checkpoints', () => {
     const retired = new RetirementGate(config);
     run(retired, 0, stream.length);
     const real = retired.toJSON();
-    const w = config.window_size;
+    const w = config.windowSize;
     const second = real.completed_windows[1]!.end_step;
     const active = new RetirementGate(config).toJSON();
     const cases: [unknown, string][] = [
@@ -138,6 +138,15 @@ describe('RetirementGate checkpoints', () => {
         'teacher_forward_skipped',
         'last',
       ].sort(),
+    );
+  });
+
+  it("stores its config under the public code's snake_case keys, in the public code's order", () => {
+    const text = JSON.stringify(new RetirementGate(config).toJSON().config);
+    // the defaults W, δ and ε filled in; the text is what a checkpoint file holds, byte for byte
+    expect(text).toBe(
+      '{"opd_coef":0.5,"teacher_performance":0.9,"window_size":4,"alignment_threshold":0,' +
+        '"competence_threshold":0.8,"denominator_epsilon":1e-8}',
     );
   });
 });

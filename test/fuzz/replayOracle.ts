@@ -64,10 +64,10 @@ export function oracleTrigger(
     return i < 0 ? undefined : Number(args[i + 1]);
   };
   const schedule = new LambdaSchedule('adaptive', {
-    opd_coef: 1,
-    teacher_performance: flag('--teacher-performance') as number,
-    ...(flag('--window') === undefined ? {} : { window_size: flag('--window') }),
-    ...(flag('--alignment-threshold') === undefined ? {} : { alignment_threshold: flag('--alignment-threshold') }),
+    lambdaOpd: 1,
+    teacherPerformance: flag('--teacher-performance') as number,
+    ...(flag('--window') === undefined ? {} : { windowSize: flag('--window') }),
+    ...(flag('--alignment-threshold') === undefined ? {} : { alignmentThreshold: flag('--alignment-threshold') }),
   });
   const steps = new Map<number, { gap?: number; val?: number; skipped: boolean }>();
   for (const [name, text] of files) {

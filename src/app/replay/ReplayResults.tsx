@@ -190,8 +190,8 @@ export function ReplayResults({
       <Suspense fallback={<p className="muted">Loading the gate inspector…</p>}>
         <GateInspector
           rows={inspection.rows}
-          delta={inspection.config.alignment_threshold}
-          gamma={inspection.config.competence_threshold}
+          delta={inspection.config.alignmentThreshold}
+          gamma={inspection.config.competenceThreshold}
         />
         {sources ? (
           <WhatIfPanel key={whatIfKey} sources={sources} options={options} />

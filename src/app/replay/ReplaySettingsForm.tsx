@@ -21,7 +21,7 @@ const NUMBER_FIELDS: { name: SettingName; hint: string }[] = [
   { name: 'windowSize', hint: 'training steps per window (default 5)' },
   { name: 'alignmentThreshold', hint: 'retire when ρ ≤ δ (default 0)' },
   { name: 'competenceThreshold', hint: 'retire when η ≥ γ (default 0.9)' },
-  { name: 'epsilon', hint: 'ρ needs |previous K̄| > ε (default 1e-8)' },
+  { name: 'denominatorEpsilon', hint: 'ρ needs |previous K̄| > ε (default 1e-8)' },
 ];
 
 /** The log's keys, typed by name; empty means the format's default. */

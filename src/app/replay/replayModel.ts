@@ -1,7 +1,7 @@
 // The replay view's logic without React: the settings form (strings as typed, defaults as the CLI's), turning it
 // into core ReplayOptions, running the core replay over the chosen files, and describing every failure the way the
 // CLI does (FILE:LINE: what is wrong, or the setting at fault). Pure: unit-tested in Node, run in the page.
-import { GATE_DEFAULTS, GateConfigError } from '../../core/gateConfig';
+import { GATE_DEFAULTS, GateConfigError, type GateConfigField } from '../../core/gateConfig';
 import {
   REPLAY_SCHEDULES,
   replayGate,
@@ -21,7 +21,7 @@ export interface ReplaySettings {
   windowSize: string;
   alignmentThreshold: string;
   competenceThreshold: string;
-  epsilon: string;
+  denominatorEpsilon: string;
   schedule: ReplaySchedule;
   gapKey: string;
   valKey: string;
@@ -30,10 +30,10 @@ export interface ReplaySettings {
 
 export const DEFAULT_SETTINGS: ReplaySettings = {
   teacherPerformance: '',
-  windowSize: String(GATE_DEFAULTS.window_size),
-  alignmentThreshold: String(GATE_DEFAULTS.alignment_threshold),
-  competenceThreshold: String(GATE_DEFAULTS.competence_threshold),
-  epsilon: String(GATE_DEFAULTS.denominator_epsilon),
+  windowSize: String(GATE_DEFAULTS.windowSize),
+  alignmentThreshold: String(GATE_DEFAULTS.alignmentThreshold),
+  competenceThreshold: String(GATE_DEFAULTS.competenceThreshold),
+  denominatorEpsilon: String(GATE_DEFAULTS.denominatorEpsilon),
   schedule: 'adaptive',
   gapKey: '',
   valKey: '',
@@ -48,20 +48,21 @@ export const SETTING_LABELS: Record<SettingName, string> = {
   windowSize: 'W (window)',
   alignmentThreshold: 'δ (alignment threshold)',
   competenceThreshold: 'γ (competence threshold)',
-  epsilon: 'ε (denominator epsilon)',
+  denominatorEpsilon: 'ε (denominator epsilon)',
   schedule: 'schedule',
   gapKey: 'gap key',
   valKey: 'validation key',
   format: 'format',
 };
 
-const FIELD_OF_GATE_KEY: Record<string, SettingName> = {
-  teacher_performance: 'teacherPerformance',
-  window_size: 'windowSize',
-  alignment_threshold: 'alignmentThreshold',
-  competence_threshold: 'competenceThreshold',
-  denominator_epsilon: 'epsilon',
-};
+/** The form's gate settings: each is named as the gate config field it sets (gateConfig.ts). */
+const GATE_SETTINGS = [
+  'teacherPerformance',
+  'windowSize',
+  'alignmentThreshold',
+  'competenceThreshold',
+  'denominatorEpsilon',
+] as const satisfies readonly (SettingName & GateConfigField)[];
 
 /** Why a replay could not run, in a form the view can show next to the right control. */
 export type ReplayFailure =
@@ -98,11 +99,11 @@ export function settingsToOptions(settings: ReplaySettings): ReplayOptions {
     throw new SettingError('schedule', `schedule: expected one of ${REPLAY_SCHEDULES.join(', ')}`);
   }
   const gate = {
-    teacher_performance: readNumber(settings, 'teacherPerformance', true) as number,
-    window_size: readNumber(settings, 'windowSize', false),
-    alignment_threshold: readNumber(settings, 'alignmentThreshold', false),
-    competence_threshold: readNumber(settings, 'competenceThreshold', false),
-    denominator_epsilon: readNumber(settings, 'epsilon', false),
+    teacherPerformance: readNumber(settings, 'teacherPerformance', true) as number,
+    windowSize: readNumber(settings, 'windowSize', false),
+    alignmentThreshold: readNumber(settings, 'alignmentThreshold', false),
+    competenceThreshold: readNumber(settings, 'competenceThreshold', false),
+    denominatorEpsilon: readNumber(settings, 'denominatorEpsilon', false),
   };
   const defined = Object.fromEntries(Object.entries(gate).filter(([, v]) => v !== undefined)) as typeof gate;
   return {
@@ -131,12 +132,11 @@ function describeFailure(error: unknown): ReplayFailure {
   }
   if (error instanceof SettingError) return { kind: 'setting', setting: error.setting, message: error.message };
   if (error instanceof GateConfigError) {
-    const setting = FIELD_OF_GATE_KEY[error.field];
-    const detail = error.message.replace(/^gate config: /, '');
+    const setting = GATE_SETTINGS.find((name) => name === error.field);
     if (setting !== undefined) {
-      return { kind: 'setting', setting, message: `${SETTING_LABELS[setting]}: ${detail}` };
+      return { kind: 'setting', setting, message: `${SETTING_LABELS[setting]} ${error.requirement}` };
     }
-    return { kind: 'internal', message: detail };
+    return { kind: 'internal', message: error.message.replace(/^gate config: /, '') };
   }
   return { kind: 'internal', message: `replay failed: ${error instanceof Error ? error.message : String(error)}` };
 }
@@ -196,7 +196,7 @@ export function thresholds(settings: ReplaySettings): { delta: number; gamma: nu
     return Number.isFinite(v) ? v : fallback;
   };
   return {
-    delta: num(settings.alignmentThreshold, GATE_DEFAULTS.alignment_threshold),
-    gamma: num(settings.competenceThreshold, GATE_DEFAULTS.competence_threshold),
+    delta: num(settings.alignmentThreshold, GATE_DEFAULTS.alignmentThreshold),
+    gamma: num(settings.competenceThreshold, GATE_DEFAULTS.competenceThreshold),
   };
 }

@@ -37,8 +37,8 @@ export function LiveTeachingPanel() {
     <section className="live-teaching" aria-label="gate of this run">
       <GateInspector
         rows={i.rows}
-        delta={i.config.alignment_threshold}
-        gamma={i.config.competence_threshold}
+        delta={i.config.alignmentThreshold}
+        gamma={i.config.competenceThreshold}
         windowEnds={i.windowEnds}
         validationSteps={i.validationSteps}
         lastStep={i.lastStep}

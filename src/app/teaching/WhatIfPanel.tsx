@@ -23,10 +23,10 @@ interface Knobs {
 function knobsOf(options: ReplayOptions): Knobs {
   const g = options.gate;
   return {
-    delta: g.alignment_threshold ?? GATE_DEFAULTS.alignment_threshold,
-    gamma: g.competence_threshold ?? GATE_DEFAULTS.competence_threshold,
-    windowSize: g.window_size ?? GATE_DEFAULTS.window_size,
-    teacherPerformance: g.teacher_performance,
+    delta: g.alignmentThreshold ?? GATE_DEFAULTS.alignmentThreshold,
+    gamma: g.competenceThreshold ?? GATE_DEFAULTS.competenceThreshold,
+    windowSize: g.windowSize ?? GATE_DEFAULTS.windowSize,
+    teacherPerformance: g.teacherPerformance,
     schedule: options.schedule ?? 'adaptive',
   };
 }
@@ -37,10 +37,10 @@ function optionsOf(base: ReplayOptions, k: Knobs): ReplayOptions {
     schedule: k.schedule,
     gate: {
       ...base.gate,
-      alignment_threshold: k.delta,
-      competence_threshold: k.gamma,
-      window_size: k.windowSize,
-      teacher_performance: k.teacherPerformance,
+      alignmentThreshold: k.delta,
+      competenceThreshold: k.gamma,
+      windowSize: k.windowSize,
+      teacherPerformance: k.teacherPerformance,
     },
   };
 }

@@ -3,6 +3,7 @@
 import { gateRuleFor, parseScheduleSpec, type GateRule } from '../../core/methodVocabulary';
 import { parseGateConfig, type GateConfig } from '../../core/gateConfig';
 import { inspectGate, type InspectionRow } from '../../core/gateInspection';
+import { gateConfigFor } from '../../core/experiment/gateSettings';
 import type { ReplayOptions, ReplayResult } from '../../core/replay/gateReplay';
 import type { LogSource } from '../../core/replay/logRecords';
 import { metricsJsonl, replaySettingsFor } from '../train/runExport';
@@ -26,7 +27,7 @@ export interface Inspection {
 }
 
 export function inspectReplay(result: ReplayResult, options: ReplayOptions): Inspection {
-  const config = parseGateConfig({ opd_coef: 1, ...options.gate });
+  const config = parseGateConfig({ lambdaOpd: 1, ...options.gate });
   const rule = ruleOfSchedule(options.schedule ?? 'adaptive');
   return { rows: inspectGate(result.evaluations, config, rule), config, rule };
 }
@@ -58,15 +59,7 @@ export function inspectLiveRun(state: RunState, withWhatIf = true): LiveInspecti
   const cfg = state.config;
   const sT = liveTeacherPerformance(state);
   if (!cfg || sT === null) return null;
-  const g = cfg.student.gate;
-  const config = parseGateConfig({
-    opd_coef: cfg.student.lambdaOpd,
-    teacher_performance: sT,
-    window_size: g.windowSize,
-    alignment_threshold: g.alignmentThreshold,
-    competence_threshold: g.competenceThreshold,
-    denominator_epsilon: g.denominatorEpsilon,
-  });
+  const config = parseGateConfig(gateConfigFor(cfg, sT));
   const rule = ruleOfSchedule(cfg.student.schedule);
   const student = state.steps.student;
   const validationSteps = student

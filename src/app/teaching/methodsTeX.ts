@@ -42,7 +42,7 @@ export const METHODS_TEX: Readonly<Record<string, string>> = {
   'E_{y∼π}[∇ log π(y)] = 0': T`\mathbb{E}_{y\sim\pi}\big[\nabla\log\pi(y)\big] = 0`,
   'L_GRPO + λ_opd · L_OPD': T`L_{\text{GRPO}} + \lambda_{\text{opd}}\cdot L_{\text{OPD}}`,
   // the gate
-  'opd_coef ≥ 0': T`\texttt{opd\_coef} \ge 0`,
+  'λ_opd ≥ 0': T`\lambda_{\text{opd}} \ge 0`,
   K̄_m: T`\bar K_m`,
   cur: T`\mathit{cur}`,
   prev: T`\mathit{prev}`,
@@ -55,7 +55,7 @@ export const METHODS_TEX: Readonly<Record<string, string>> = {
   'S_prev ← S': T`S_{\text{prev}} \leftarrow S`,
   'ρ ≤ δ': T`\rho \le \delta`,
   'η ≥ γ': T`\eta \ge \gamma`,
-  'opd_coef ← 0': T`\texttt{opd\_coef} \leftarrow 0`,
+  'λ_opd ← 0': T`\lambda_{\text{opd}} \leftarrow 0`,
   'trigger_step ← step': T`\texttt{trigger\_step} \leftarrow \texttt{step}`,
   // evaluation
   '1 − C(n − c, k) / C(n, k)': T`1 - \binom{n-c}{k} \Big/ \binom{n}{k}`,

@@ -26,7 +26,7 @@ export function replaySettingsFor(config: ExperimentConfig, teacherPerformance: 
     windowSize: String(g.windowSize),
     alignmentThreshold: String(g.alignmentThreshold),
     competenceThreshold: String(g.competenceThreshold),
-    epsilon: String(g.denominatorEpsilon),
+    denominatorEpsilon: String(g.denominatorEpsilon),
     schedule: schedule as ReplaySchedule,
   };
 }

@@ -201,16 +201,16 @@ export const experimentConfigSchema = z.strictObject({
       .describe("the metric of the gate's validation score S and of S_T"),
     gate: z.strictObject({
       windowSize: posInt()
-        .default(GATE_DEFAULTS.window_size)
+        .default(GATE_DEFAULTS.windowSize)
         .describe('W: student steps per non-overlapping window of K = −gap values (docs/METHODS.md §4 default: 5)'),
       alignmentThreshold: finite()
-        .default(GATE_DEFAULTS.alignment_threshold)
+        .default(GATE_DEFAULTS.alignmentThreshold)
         .describe('δ: retire only when the alignment progress ρ ≤ δ (0: the gap stopped shrinking)'),
       competenceThreshold: nonNeg()
-        .default(GATE_DEFAULTS.competence_threshold)
+        .default(GATE_DEFAULTS.competenceThreshold)
         .describe('γ: retire only when the competence ratio η = (S + S_prev)/(2·S_T) ≥ γ (0.9: near the teacher)'),
       denominatorEpsilon: positive()
-        .default(GATE_DEFAULTS.denominator_epsilon)
+        .default(GATE_DEFAULTS.denominatorEpsilon)
         .describe('ε: ρ is computed only when |previous window mean| > ε'),
     }),
   }),

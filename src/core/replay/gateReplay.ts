@@ -22,8 +22,8 @@ export const REPLAY_SCHEDULES = GATED_SCHEDULE_KINDS;
 export type ReplaySchedule = GatedScheduleKind;
 
 export interface ReplayOptions {
-  /** Gate config without opd_coef (the replay uses 1: λ's size does not affect when the gate fires). */
-  readonly gate: Omit<GateConfigInput, 'opd_coef'>;
+  /** Gate config without lambdaOpd (the replay uses 1: λ's size does not affect when the gate fires). */
+  readonly gate: Omit<GateConfigInput, 'lambdaOpd'>;
   readonly schedule?: ReplaySchedule;
   readonly gapKey?: string;
   readonly valKey?: string;
@@ -78,7 +78,7 @@ export class GateReplayReader {
 
   constructor(private readonly options: ReplayOptions) {
     this.scheduleName = options.schedule ?? 'adaptive';
-    this.schedule = new LambdaSchedule(this.scheduleName, { opd_coef: 1, ...options.gate });
+    this.schedule = new LambdaSchedule(this.scheduleName, { lambdaOpd: 1, ...options.gate });
     const keys = [...Object.values(GAP_KEYS), ...Object.values(VAL_KEYS)].flat();
     if (options.gapKey !== undefined) keys.push(options.gapKey);
     if (options.valKey !== undefined) keys.push(options.valKey);

@@ -8,7 +8,7 @@ import {
 } from '../../../src/core/replay/gateReplay';
 import { ReplayInputError } from '../../../src/core/replay/logRecords';
 
-const gate = { teacher_performance: 0.8, window_size: 2 };
+const gate = { teacherPerformance: 0.8, windowSize: 2 };
 const jsonl = (rows: object[]) => rows.map((r) => JSON.stringify(r)).join('\n');
 
 // The hand-computed stream of the gate tests (W = 2): windows .75 @2, .375 @4, .375 @6 → retires at step 6.
@@ -111,23 +111,23 @@ describe('replayGate', () => {
       { step: 3, gap: 0, 'retire_opd/teacher_forward_skipped': 1 },
       { step: 4, gap: 0, 'retire_opd/teacher_forward_skipped': 1, val: 0.9 },
     ];
-    const result = replayGate([{ name: 'a.jsonl', text: jsonl(log) }], { gate: { ...gate, competence_threshold: 2 } });
+    const result = replayGate([{ name: 'a.jsonl', text: jsonl(log) }], { gate: { ...gate, competenceThreshold: 2 } });
     expect(result.summary).toMatchObject({ windows: 1, steps: 4, placeholder_gaps_ignored: 2 });
   });
 
   it('runs the alignment-only and competence-only schedules', () => {
     const text = jsonl(rows);
     const alignment = replayGate([{ name: 'a', text }], {
-      gate: { ...gate, competence_threshold: 5 },
+      gate: { ...gate, competenceThreshold: 5 },
       schedule: 'alignment-only',
     });
     expect(alignment.summary.trigger_step).toBe(6);
     const competence = replayGate([{ name: 'a', text }], {
-      gate: { ...gate, alignment_threshold: -1 },
+      gate: { ...gate, alignmentThreshold: -1 },
       schedule: 'competence-only',
     });
     expect(competence.summary.trigger_step).toBe(6);
-    const adaptive = replayGate([{ name: 'a', text }], { gate: { ...gate, alignment_threshold: -1 } });
+    const adaptive = replayGate([{ name: 'a', text }], { gate: { ...gate, alignmentThreshold: -1 } });
     expect(adaptive.summary.trigger_step).toBeNull();
   });
 
@@ -167,11 +167,11 @@ describe('replayGate', () => {
   });
 
   it('rejects a bad gate config before reading the log', () => {
-    expect(() => replayGate([{ name: 'a', text: '' }], { gate: { teacher_performance: 0 } })).toThrow(
-      /teacher_performance/,
+    expect(() => replayGate([{ name: 'a', text: '' }], { gate: { teacherPerformance: 0 } })).toThrow(
+      /teacherPerformance/,
     );
-    expect(() => replayGate([{ name: 'a', text: '' }], { gate: { teacher_performance: 1, window_size: 0 } })).toThrow(
-      /window_size must be a positive integer/,
+    expect(() => replayGate([{ name: 'a', text: '' }], { gate: { teacherPerformance: 1, windowSize: 0 } })).toThrow(
+      /windowSize must be a positive integer/,
     );
   });
 
@@ -318,7 +318,7 @@ describe('replayGate: keys, formats and placeholders', () => {
       '{"step":3,"gap":NaN,"retire_opd/teacher_forward_skipped":1}',
       '{"step":4,"gap":NaN,"retire_opd/teacher_forward_skipped":2,"val":0.9}',
     ].join('\n');
-    const result = replayGate([{ name: 'a.jsonl', text: log }], { gate: { ...gate, competence_threshold: 2 } });
+    const result = replayGate([{ name: 'a.jsonl', text: log }], { gate: { ...gate, competenceThreshold: 2 } });
     expect(result.summary).toMatchObject({ steps: 4, placeholder_gaps_ignored: 2 });
     const before = log.replace('"gap":-0.5', '"gap":NaN');
     expect(errorOf(() => replayGate([{ name: 'a.jsonl', text: before }], { gate }))).toBe(
