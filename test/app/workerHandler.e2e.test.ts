@@ -1,133 +1,36 @@
 // The training worker's logic (src/app/worker/workerHandler.ts) in Node, on the smoke preset (wasm): what the page
 // sees of a run — ack, backend (with the fallback chain), batched events, 'done' after the stored record is saved —
 // equals a direct trainer run apart from wall-clock fields; one run at a time; pause holds at a step boundary and a
-// step credit runs exactly one step (shared flags) or a resume message lets the run go (message fallback); stop in
-// the SFT stage and in the evaluation stage ends the run 'interrupted'; a backend or a teacher that fails ends it
-// 'failed' with {name, message}. Every wait is on a message or on the hold's own polling (an injected sleep).
+// step credit runs exactly one step (shared flags) or a resume message lets the run go (message fallback); the same
+// behind the in-thread run store. Every wait is on a message or on the hold's own polling (an injected sleep). Runs
+// that end early (stopped, failed) are in workerHandlerEnds.e2e.test.ts.
+
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MemoryRunRepository } from '../../src/app/runs/runRepository';
 import { PROBE_CHANNEL, type ProbeResponseMessage } from '../../src/app/teaching/probeProtocol';
 import { ProbeHost } from '../../src/app/teaching/probeHost';
-import {
-  CONTROL_PAUSE,
-  CONTROL_SLOTS,
-  CONTROL_STEP,
-  CONTROL_STOP,
-  type BackendChoice,
-  type WorkerRequest,
-  type WorkerResponse,
-} from '../../src/app/worker/protocol';
+import { CONTROL_PAUSE, CONTROL_STEP } from '../../src/app/worker/protocol';
 import { createRunStore, type RunStore } from '../../src/app/train/liveRunStore';
 import type { RunState } from '../../src/app/train/liveRunState';
-import {
-  createInThreadWorker,
-  createWorkerHandler,
-  type RunProbe,
-  type WorkerDeps,
-} from '../../src/app/worker/workerHandler';
-import type { ExperimentConfig } from '../../src/core/experiment/config';
+import { createInThreadWorker, type RunProbe } from '../../src/app/worker/workerHandler';
 import type { RunSummary } from '../../src/core/experiment/summary';
-import { loadPreset } from '../../src/core/experiment/preset';
 import { initBackend } from '../../src/engine/backend';
 import type { TrainerEvent } from '../../src/engine/trainer/events';
 import { runTrainer } from '../engine/helpers/runTrainer';
-import { lookupPreset } from '../support/presets';
 import { freshRecord } from './runRecordFixtures';
-
-const SMOKE: ExperimentConfig = loadPreset('smoke', lookupPreset).config;
-
-/** wall-clock fields: the only ones allowed to differ between two runs of the same seed */
-const CLOCK_KEYS = (k: string): boolean => k.startsWith('time/') || k === 'wallSeconds' || k === 'stepMs';
-const withoutClock = (value: unknown): unknown =>
-  JSON.parse(JSON.stringify(value, (k, v: unknown) => (CLOCK_KEYS(k) ? undefined : v)));
-
-type Step = Extract<TrainerEvent, { type: 'step' }>;
-
-/** A handler with Node's deps, every message it posts, and waits on them. */
-function harness(extra: Partial<WorkerDeps> = {}) {
-  const messages: WorkerResponse[] = [];
-  const waiters: { match: (m: WorkerResponse) => boolean; resolve: (m: WorkerResponse) => void }[] = [];
-  /** reacts synchronously to each message, as the trainer posts it (before the trainer goes on) */
-  let react: (m: WorkerResponse) => void = () => undefined;
-  let polls = 0;
-  const pollWaiters: { at: number; resolve: () => void }[] = [];
-  const deps: WorkerDeps = {
-    startBackend: (backend) => initBackend(backend),
-    openRepository: null,
-    loadTeacher: async () => null,
-    // the hold's waits, counted: a test can wait until a held run has re-read its flags n times
-    sleep: (ms) =>
-      new Promise<void>((resolve) => {
-        polls++;
-        for (const w of pollWaiters.splice(0))
-          if (polls >= w.at) w.resolve();
-          else pollWaiters.push(w);
-        setTimeout(resolve, ms);
-      }),
-    ...extra,
-  };
-  const handler = createWorkerHandler((m) => {
-    messages.push(m);
-    react(m);
-    for (const w of [...waiters])
-      if (w.match(m)) {
-        waiters.splice(waiters.indexOf(w), 1);
-        w.resolve(m);
-      }
-  }, deps);
-  const events = (id: number): TrainerEvent[] =>
-    messages.flatMap((m) => (m.type === 'events' && m.id === id ? m.events : []));
-  return {
-    messages,
-    handler,
-    send: (request: WorkerRequest) => handler.handle(request),
-    events,
-    steps: (id: number) => events(id).filter((e): e is Step => e.type === 'step'),
-    onMessage(f: (m: WorkerResponse) => void) {
-      react = f;
-    },
-    /** the next message (posted from now on) that matches */
-    next: (match: (m: WorkerResponse) => boolean) =>
-      new Promise<WorkerResponse>((resolve) => waiters.push({ match, resolve })),
-    /** resolves once the held run has waited `n` more times */
-    polls: (n: number) => new Promise<void>((resolve) => pollWaiters.push({ at: polls + n, resolve })),
-  };
-}
-type Harness = ReturnType<typeof harness>;
-
-/** A probe host that only calls `at` at each step boundary (unbatched, before the run's hold there). */
-const atBoundary = (at: (stage: string, step: number) => void): Partial<WorkerDeps> => ({
-  createProbe: () => ({ setEnv: () => undefined, observe: () => undefined, at, close: () => undefined }),
-});
-
-const start = (
-  id: number,
-  extra: { backend?: BackendChoice; control?: SharedArrayBuffer; record?: { runId: string; resume: boolean } } = {},
-): WorkerRequest => ({
-  type: 'start',
-  id,
-  config: SMOKE,
-  backend: extra.backend ?? 'wasm',
-  control: extra.control ?? null,
-  record: extra.record ?? null,
-});
-
-const isEnd = (id: number) => (m: WorkerResponse) =>
-  (m.type === 'failed' && m.id === id) ||
-  (m.type === 'events' && m.id === id && m.events.some((e) => e.type === 'done'));
-const isControl = (id: number, state: string) => (m: WorkerResponse) =>
-  m.type === 'control' && m.id === id && m.state === state;
-
-function summaryOf(h: Harness, id: number): RunSummary {
-  const done = h.events(id).find((e) => e.type === 'done');
-  if (!done || done.type !== 'done') throw new Error(`run ${id} posted no 'done'`);
-  return done.summary;
-}
-
-const sharedFlags = () => {
-  const buffer = new SharedArrayBuffer(CONTROL_SLOTS * Int32Array.BYTES_PER_ELEMENT);
-  return { buffer, flags: new Int32Array(buffer) };
-};
+import {
+  atBoundary,
+  type Harness,
+  harness,
+  isControl,
+  isEnd,
+  sharedFlags,
+  SMOKE,
+  start,
+  type Step,
+  summaryOf,
+  withoutClock,
+} from './workerHarness';
 
 describe('the worker handler on the smoke preset', () => {
   let direct: { summary: RunSummary; events: TrainerEvent[] };
@@ -285,103 +188,6 @@ describe('the worker handler on the smoke preset', () => {
     await ended;
     expect(summaryOf(h, 1).status).toBe('completed');
     expect(withoutClock(summaryOf(h, 1))).toEqual(withoutClock(direct.summary));
-  });
-
-  it('stops a run by message during the SFT stage: the summary says interrupted', async () => {
-    const h: Harness = harness(
-      atBoundary((stage, step) => {
-        if (stage === 'sft' && step === 2) h.send({ type: 'stop', id: 2 });
-      }),
-    );
-    const stopping = h.next(isControl(1, 'stopping'));
-    const ended = h.next(isEnd(1));
-    h.send(start(1));
-    await stopping;
-    await ended;
-    expect(summaryOf(h, 1).status).toBe('interrupted');
-    // it stopped at the boundary after SFT step 2
-    expect(h.steps(1).map((s) => `${s.stage} ${s.step}`)).toEqual(['sft 1', 'sft 2']);
-    expect(h.events(1).some((e) => e.type === 'stage' && e.stage === 'teacher')).toBe(false);
-  });
-
-  it('stops a run by the shared flag during the evaluation stage: the summary says interrupted', async () => {
-    const { buffer, flags } = sharedFlags();
-    const h = harness();
-    h.onMessage((m) => {
-      if (
-        m.type === 'events' &&
-        m.events.some((e) => e.type === 'stage' && e.stage === 'evaluation' && e.status === 'start')
-      )
-        Atomics.store(flags, CONTROL_STOP, 1);
-    });
-    const ended = h.next(isEnd(1));
-    h.send(start(1, { control: buffer }));
-    await ended;
-    const summary = summaryOf(h, 1);
-    expect(summary.status).toBe('interrupted');
-    expect(summary.test.successRate).toBeNaN();
-    const events = h.events(1);
-    expect(events.some((e) => e.type === 'stage' && e.stage === 'evaluation' && e.status === 'start')).toBe(true);
-    expect(events.some((e) => e.type === 'stage' && e.stage === 'evaluation' && e.status === 'end')).toBe(false);
-    expect(events.some((e) => e.type === 'evaluation' && e.kind === 'final')).toBe(false);
-    expect(h.messages.some(isControl(1, 'stopping'))).toBe(true);
-    // the student stage ran to its end
-    expect(h.steps(1).at(-1)).toMatchObject({ stage: 'student', step: 20 });
-  });
-
-  it('fails with {name, message} when no backend starts, records the failure, and takes the next start', async () => {
-    const repo = new MemoryRunRepository();
-    await repo.putRun({ ...freshRecord('run-9'), config: SMOKE });
-    const h = harness({
-      startBackend: async (backend) => {
-        throw new Error(`${backend} is broken in this test`);
-      },
-      openRepository: async () => repo,
-    });
-    const ended = h.next(isEnd(1));
-    h.send(start(1, { backend: 'wasm', record: { runId: 'run-9', resume: false } }));
-    expect(await ended).toEqual({
-      type: 'failed',
-      id: 1,
-      error: expect.objectContaining({
-        name: 'Error',
-        message: 'no tfjs backend starts here: wasm: wasm is broken in this test; cpu: cpu is broken in this test',
-      }),
-    });
-    // no backend: nothing was recorded into the run (the failure comes before the recorder opens)
-    expect(await repo.getRun('run-9')).toMatchObject({ status: 'running' });
-    const next = h.next(isEnd(2));
-    h.send(start(2, { backend: 'cpu' }));
-    expect(h.messages.at(-1)).toEqual({ type: 'ack', id: 2, of: 'start' });
-    expect(await next).toMatchObject({ type: 'failed', id: 2, error: { name: 'Error' } });
-  });
-
-  it('fails with the error’s own name when the shipped teacher does not load, and marks the stored run failed', async () => {
-    const repo = new MemoryRunRepository();
-    await repo.putRun({ ...freshRecord('run-8'), config: SMOKE });
-    class TeacherCheckpointError extends Error {
-      override name = 'TeacherCheckpointError';
-    }
-    const h = harness({
-      openRepository: async () => repo,
-      loadTeacher: async () => {
-        throw new TeacherCheckpointError('teacher.checkpoint: /teachers/x/model.json answered 404');
-      },
-    });
-    const ended = h.next(isEnd(1));
-    h.send(start(1, { record: { runId: 'run-8', resume: false } }));
-    expect(await ended).toEqual({
-      type: 'failed',
-      id: 1,
-      error: expect.objectContaining({
-        name: 'TeacherCheckpointError',
-        message: 'teacher.checkpoint: /teachers/x/model.json answered 404',
-      }),
-    });
-    expect(await repo.getRun('run-8')).toMatchObject({
-      status: 'failed',
-      error: 'teacher.checkpoint: /teachers/x/model.json answered 404',
-    });
   });
 
   it('runs in-thread behind the run store: pause, one step, resume, and the summary of a direct run', async () => {

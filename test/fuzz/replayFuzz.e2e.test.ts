@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { nodeIo, type ReplayIo } from '../../cli/replay';
 import { printable } from '../../src/core/replay/quoteInput';
-import { BASES, type BaseName, type FuzzCase, replayFuzzCases } from './replayCases';
+import { replayFuzzCases } from './replayCases';
+import { BASES, type BaseName, type FuzzCase } from './replayFuzzBases';
 import { memoryIo, type Outcome, runCase } from './replayFuzzRunner';
 import { oracleTrigger } from './replayOracle';
 

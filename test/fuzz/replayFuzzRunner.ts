@@ -5,7 +5,8 @@
 // (a synchronous endless loop blocks every timer in its own process, vitest's included) and carry on after it.
 import { fileURLToPath } from 'node:url';
 import { main, type ReplayIo } from '../../cli/replay';
-import { type FuzzCase, replayFuzzCases } from './replayCases';
+import { replayFuzzCases } from './replayCases';
+import type { FuzzCase } from './replayFuzzBases';
 
 export interface Outcome {
   code: number | 'threw' | 'hung';
