@@ -1,7 +1,7 @@
 // The replay view's logic without React: the settings form (strings as typed, defaults as the CLI's), turning it
 // into core ReplayOptions, running the core replay over the chosen files, and describing every failure the way the
 // CLI does (FILE:LINE: what is wrong, or the setting at fault). Pure: unit-tested in Node, run in the page.
-import { GATE_DEFAULTS, GateConfigError, type GateConfigField } from '../../core/gateConfig';
+import { GATE_CONFIG_FIELDS, GATE_DEFAULTS, GateConfigError, type GateConfigField } from '../../core/gateConfig';
 import {
   REPLAY_SCHEDULES,
   replayGate,
@@ -55,14 +55,10 @@ export const SETTING_LABELS: Record<SettingName, string> = {
   format: 'format',
 };
 
-/** The form's gate settings: each is named as the gate config field it sets (gateConfig.ts). */
-const GATE_SETTINGS = [
-  'teacherPerformance',
-  'windowSize',
-  'alignmentThreshold',
-  'competenceThreshold',
-  'denominatorEpsilon',
-] as const satisfies readonly (SettingName & GateConfigField)[];
+/** The form's gate settings: every gate config field but λ_opd (gateConfig.ts), under the same name. */
+const GATE_SETTINGS = GATE_CONFIG_FIELDS.filter(
+  (field): field is Exclude<GateConfigField, 'lambdaOpd'> => field !== 'lambdaOpd',
+) satisfies readonly SettingName[];
 
 /** Why a replay could not run, in a form the view can show next to the right control. */
 export type ReplayFailure =

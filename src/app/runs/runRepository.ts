@@ -1,7 +1,7 @@
 // Where the tab's runs live. One interface, two implementations: IndexedDB in the page and the training worker
 // (idbRunRepository.ts) and this in-memory one for tests in Node. Checkpoint files have their own store behind the
 // engine's CheckpointStorage (checkpointStore below), keyed by run.
-import type { CheckpointFiles } from '../../engine/trainer/checkpoint';
+import type { CheckpointFiles, CheckpointStorage } from '../../engine/trainer/checkpoint';
 import type { StageName } from '../../engine/trainer/events';
 import { STAGE_NAMES } from '../../engine/trainer/events';
 import type { RunRecord, StoredEvent, StoredMetrics, TrainedStage } from './runRecord';
@@ -34,14 +34,8 @@ export interface RunRepository {
   deleteQueue(id: string): Promise<void>;
 }
 
-/** The checkpoint side of a run (the engine's CheckpointStorage). */
-export interface RunCheckpointStore {
-  write(name: string, files: CheckpointFiles): Promise<void>;
-  read(name: string): Promise<CheckpointFiles | null>;
-  latest(): Promise<string | null>;
-  list(): Promise<string[]>;
-  remove(name: string): Promise<void>;
-}
+/** The checkpoint side of a run: the engine's CheckpointStorage, with its default SHA-256. */
+export type RunCheckpointStore = Omit<CheckpointStorage, 'sha256'>;
 
 const stageIndex = (s: StageName) => STAGE_NAMES.indexOf(s);
 

@@ -1,14 +1,13 @@
 // The page's runs store and queue store: IndexedDB (the same database the training worker writes), or — where
 // IndexedDB cannot open (a private window that forbids it) — memory, with the reason shown.
 import { useStore } from 'zustand';
-import { runStore } from '../train/liveRun';
+import { newTrainingWorker, runStore } from '../train/liveRun';
 import { IdbRunRepository, storageEstimate } from './idbRunRepository';
 import { MemoryRunRepository, type RunRepository } from './runRepository';
 import { createQueueStore } from './queueStore';
 import type { RunQueue } from './runQueue';
-import type { WorkerLike } from '../worker/protocol';
 import { createRunStore } from '../train/liveRunStore';
-import { logicalCores, shareCores, trainingWorkerName } from '../worker/workerThreads';
+import { logicalCores, shareCores } from '../worker/workerThreads';
 import { createRunsStore, type RunsActions, type RunSharing, type RunsState, type RunsStore } from './storedRunsStore';
 import { RUN_CHANNEL, type RunChannelMessage } from './runChannel';
 import { pageRunLocks } from './runLocks';
@@ -44,19 +43,7 @@ function queueLanes(queue: RunQueue): RunsStore[] {
   // temperature-matched arms depend on each other: those queues run one at a time (runQueue.ts)
   if (logicalCores < 4 || queue.spec.matchTemperature) return [];
   shareCores(2);
-  secondLane ??= createRunsStore(
-    runRepository,
-    createRunStore(
-      () =>
-        new Worker(new URL('../worker/trainingWorker.ts', import.meta.url), {
-          type: 'module',
-          name: trainingWorkerName(),
-        }) as unknown as WorkerLike,
-    ),
-    storageEstimate,
-    Date.now,
-    sharing,
-  );
+  secondLane ??= createRunsStore(runRepository, createRunStore(newTrainingWorker), storageEstimate, Date.now, sharing);
   return [secondLane];
 }
 export const queueStore = createQueueStore(runRepository, runsStore, queueLanes, Date.now, sharing.locks);

@@ -5,7 +5,7 @@ import { metricsJsonl, replaySettingsFor } from './runExport';
 import { useState } from 'react';
 import { runRepository } from '../runs/storedRuns';
 import { runZip } from '../runs/runExportZip';
-import { saveBlob } from '../runs/download';
+import { saveBlob, saveText } from '../runs/download';
 import { verlSnippet } from '../runs/verlSnippet';
 import { isActive } from './liveRunState';
 import { runStore, useRun } from './liveRun';
@@ -32,14 +32,7 @@ function RunExport() {
   if (!config || active) return null;
   const lines = () => runStore.getState().steps.student;
   const fileName = `${config.name}-seed${config.seed}-metrics.jsonl`;
-  const download = () => {
-    const url = URL.createObjectURL(new Blob([metricsJsonl(lines())], { type: 'application/x-ndjson' }));
-    const a = document.createElement('a');
-    a.href = url;
-    a.download = fileName;
-    a.click();
-    setTimeout(() => URL.revokeObjectURL(url), 10_000);
-  };
+  const download = () => saveText(metricsJsonl(lines()), fileName, 'application/x-ndjson');
   const teacherPerformance = summary?.teacherPerformance ?? null;
   const settings = replaySettingsFor(config, teacherPerformance);
   const replay = () => {

@@ -4,12 +4,13 @@ import type { WorkerLike } from '../worker/protocol';
 import { createRunStore } from './liveRunStore';
 import { trainingWorkerName } from '../worker/workerThreads';
 
-export const runStore = createRunStore(
-  () =>
-    new Worker(new URL('../worker/trainingWorker.ts', import.meta.url), {
-      type: 'module',
-      name: trainingWorkerName(),
-    }) as unknown as WorkerLike,
-);
+/** A new training worker (this module's `new URL` is the one Vite bundles the worker from). */
+export const newTrainingWorker = (): WorkerLike =>
+  new Worker(new URL('../worker/trainingWorker.ts', import.meta.url), {
+    type: 'module',
+    name: trainingWorkerName(),
+  }) as unknown as WorkerLike;
+
+export const runStore = createRunStore(newTrainingWorker);
 
 export const useRun = <T>(selector: (s: ReturnType<typeof runStore.getState>) => T): T => useStore(runStore, selector);

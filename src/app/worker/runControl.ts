@@ -103,14 +103,7 @@ export class RunControl {
   async withinStep(): Promise<void> {
     if (this.stepping || !this.pauseRequested || this.stopRequested) return;
     this.setState('paused', 'validation');
-    while (this.pauseRequested && !this.stopRequested) {
-      if (this.takeStepCredit()) {
-        this.stepping = true;
-        break;
-      }
-      await this.nextPoll();
-    }
-    this.wake = null;
+    await this.waitWhilePaused();
     if (!this.stopRequested) this.setState('running');
   }
 
@@ -141,6 +134,21 @@ export class RunControl {
     return false;
   }
 
+  /**
+   * The wait of a hold: until the pause is lifted or a stop is asked for, or until a step credit lets the current
+   * step run (then `stepping`).
+   */
+  private async waitWhilePaused(): Promise<void> {
+    while (this.pauseRequested && !this.stopRequested) {
+      if (this.takeStepCredit()) {
+        this.stepping = true;
+        break;
+      }
+      await this.nextPoll();
+    }
+    this.wake = null;
+  }
+
   /** One wait of a hold: POLL_MS, or less when a message wakes it. */
   private nextPoll(): Promise<void> {
     return new Promise<void>((resolve) => {
@@ -157,15 +165,8 @@ export class RunControl {
     if (this.stepping || !this.pauseRequested || this.stopRequested) return;
     this.setState('paused');
     this.holding = true;
-    while (this.pauseRequested && !this.stopRequested) {
-      if (this.takeStepCredit()) {
-        this.stepping = true;
-        break;
-      }
-      await this.nextPoll();
-    }
+    await this.waitWhilePaused();
     this.holding = false;
-    this.wake = null;
     while (this.busy) {
       const busy = this.busy;
       await busy;
