@@ -142,6 +142,8 @@ describe('npm run protocol (report)', () => {
     expect(page).toContain('| 1000 | 20 | 10 | 4 | 2 (10, 15) |');
     expect(page).toContain('| 1001 | 20 | 20 | 4 | 0 |');
     expect(page).toContain('The alignment condition changed the trigger on 1 of 5 RetireOPD runs.');
+    // the replay reproduces every run's own trigger (20, as its summary.json says)
+    expect(page).not.toContain('Caution');
     expect(page).toContain('| nginx key in etc | 2 | 5 of 5 | 75.0 | 0 of 5 | 0.0 |');
     expect(page).toContain('| cron log in tmp | 1 | 0 of 5 | 25.0 | 0 of 5 | 0.0 |');
     expect(page).toContain('Held-out result: seeds 1000–1009');

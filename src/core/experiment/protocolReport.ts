@@ -90,6 +90,8 @@ export interface ProtocolTables {
   alignment: { seed: number; decision: AlignmentDecision | null }[];
   /** RetireOPD runs whose adaptive trigger differs from the competence-only replay's, of those replayed */
   alignmentDecided: { k: number; n: number };
+  /** RetireOPD seeds whose replayed adaptive trigger is not the run's own (summary.json): the replay is suspect there */
+  replayMismatch: number[];
   facts: FactRow[] | null;
   /** arms (story: retire, opd) whose summaries lack misleadingFacts: the per-fact table cannot be built from them */
   factsMissing: string[];
@@ -130,6 +132,9 @@ export function protocolTables(runs: readonly ProtocolRun[]): ProtocolTables {
     unmatchedFixed: fixedSteps.filter((f) => f.step === null).map((f) => f.seed),
     alignment,
     alignmentDecided: { k: replayed.filter((a) => a.decision?.triggerDiffers).length, n: replayed.length },
+    replayMismatch: sortedRetire
+      .filter((r) => r.alignment && r.alignment.adaptiveTrigger !== r.summary.gate.triggerStep)
+      .map((r) => r.seed),
     facts: factsMissing.length === 0 && factArms.length > 0 ? factRows(factArms, of) : null,
     factsMissing,
   };
@@ -225,6 +230,13 @@ export function protocolPage(t: ProtocolTables, meta: ProtocolMeta): string {
     '',
     `The alignment condition changed the trigger on ${t.alignmentDecided.k} of ${t.alignmentDecided.n} RetireOPD runs.`,
     '',
+    ...(t.replayMismatch.length > 0
+      ? [
+          `Caution: on seed(s) ${t.replayMismatch.join(', ')} the replayed adaptive trigger is not the run’s own ` +
+            '(summary.json gate.triggerStep): the log or the gate settings read from config.json do not reproduce the run.',
+          '',
+        ]
+      : []),
     '## Misleading skill entries, per fact',
     '',
   );

@@ -68,6 +68,8 @@ describe('protocolTables', () => {
       run('retire', 1002, 0.8, { alignment: null }),
     ]);
     expect(t.alignmentDecided).toEqual({ k: 1, n: 2 });
+    // the runs' own trigger is 50 (run()), the replays say 20: both replayed seeds are flagged
+    expect(t.replayMismatch).toEqual([1000, 1001]);
     const page = protocolPage(t, {
       env: 'shell',
       seedSet: 'reporting',
@@ -78,5 +80,6 @@ describe('protocolTables', () => {
     });
     expect(page).toContain('| 1002 | – | – | – | log not replayable |');
     expect(page).toContain('No ablation runs in this folder.');
+    expect(page).toContain('Caution: on seed(s) 1000, 1001 the replayed adaptive trigger is not the run’s own');
   });
 });
