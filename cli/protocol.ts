@@ -22,7 +22,7 @@ import { parseFlags, refuseBlankPaths } from './cliArgs';
 import { isEntryPoint, processIo, runCliMain, runCommand, type CliIo } from './cliMain';
 import { availablePresets, ROOT } from './presetFiles';
 import { ensureFolder } from './runFolder';
-import { main as sweepMain } from './sweep';
+import { main as sweepMain, type SweepOptions } from './sweep';
 
 const USAGE = `usage: npm run protocol -- --env ENV --seeds reporting|tuning [options]
 
@@ -34,9 +34,12 @@ const USAGE = `usage: npm run protocol -- --env ENV --seeds reporting|tuning [op
   --backend B          ${NODE_BACKEND_NAMES.join(' | ')} (passed to every sweep)
   --no-progress        no progress bars`;
 
+/** What runs one planned sweep (`npm run sweep`'s main; a test passes its own to check the order and arguments). */
+export type SweepRunner = (argv: string[], io: CliIo, options: SweepOptions) => Promise<number>;
+
 /** The protocol command in-process: returns the exit code; user errors are reported to `io` as one line. */
-export function main(argv: string[], io: CliIo = processIo): Promise<number> {
-  return runCommand('protocol', protocol, argv, io);
+export function main(argv: string[], io: CliIo = processIo, runSweep: SweepRunner = sweepMain): Promise<number> {
+  return runCommand('protocol', (a, i) => protocol(a, i, runSweep), argv, io);
 }
 
 const isFolder = (p: string): boolean => existsSync(p) && statSync(p).isDirectory();
@@ -105,7 +108,7 @@ function currentCommit(): string {
   }
 }
 
-async function protocol(argv: string[], io: CliIo): Promise<number> {
+async function protocol(argv: string[], io: CliIo, runSweep: SweepRunner): Promise<number> {
   const { values } = parseFlags(argv, {
     env: { type: 'string' },
     seeds: { type: 'string' },
@@ -150,7 +153,7 @@ async function protocol(argv: string[], io: CliIo): Promise<number> {
       }
       ensureFolder(dir, '--dir');
       io.stderr(`protocol: ${sweepCommand(p)}\n`);
-      const code = await sweepMain([...p.argv, ...extra], io, { heldOut: set === 'reporting' });
+      const code = await runSweep([...p.argv, ...extra], io, { heldOut: set === 'reporting' });
       if (code === 2) throw new UserError(`the sweep for ${p.folder} was refused (see above)`);
       if (code !== 0) ok = false;
     }
@@ -189,4 +192,4 @@ async function protocol(argv: string[], io: CliIo): Promise<number> {
   return ok ? 0 : 1;
 }
 
-if (isEntryPoint(import.meta.url)) runCliMain('protocol', protocol);
+if (isEntryPoint(import.meta.url)) runCliMain('protocol', (argv, io) => protocol(argv, io, sweepMain));

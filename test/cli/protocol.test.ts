@@ -1,6 +1,6 @@
 // The protocol's report on synthetic protocol folders: run folders written by the CLI's own RunFolder (config.json,
 // metrics.jsonl through record(), summary.json and report.md through writeSummary), no training.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -29,7 +29,11 @@ interface Fake {
   facts?: FactOutcome[];
   /** validation scores at steps 5, 10, 15, 20 (the student log: W = 5, validation every 5 steps) */
   vals?: readonly number[];
+  /** the run's trigger step (default 20; null: never retired) */
+  trigger?: number | null;
 }
+
+const REPORTING = [1000, 1001, 1002, 1003, 1004, 1005, 1006, 1007, 1008, 1009];
 
 // K = −gap per window of 5 steps: 1, 0.5, 0.25, 0.25, so ρ = 0.5 at steps 10 and 15 and 0 at step 20
 const GAPS = [...Array(5).fill(-1), ...Array(5).fill(-0.5), ...Array(10).fill(-0.25)] as number[];
@@ -58,8 +62,8 @@ function fakeRun(sweepDir: string, f: Fake): void {
     sft: null,
     teacherPerformance: S_T,
     gate: {
-      retired: true,
-      triggerStep: 20,
+      retired: f.trigger !== null,
+      triggerStep: f.trigger === undefined ? 20 : f.trigger,
       teacherForwardRun: 20,
       teacherForwardSkipped: 0,
       tokensAtRetirement: null,
@@ -186,6 +190,67 @@ describe('npm run protocol (report)', () => {
     expect(out.stdout).toContain('--set env.misleadingSkillFraction=0 --out');
     expect(out.stdout).toContain('--vary student.lambdaOpd=0.01,0.1');
     expect(out.stdout).toContain(`no finished runs in ${dir} yet`);
+  });
+
+  it('--run runs RetireOPD first, then the other arms, then fixed:N matched to each seed’s trigger', async () => {
+    const dir = join(tmp, 'run');
+    const calls: { argv: string[]; heldOut: boolean | undefined }[] = [];
+    // a stand-in for `npm run sweep`: records its arguments and writes finished runs for the RetireOPD arm only
+    const fakeSweep = async (argv: string[], _io: unknown, options: { heldOut?: boolean }): Promise<number> => {
+      calls.push({ argv, heldOut: options.heldOut });
+      const out = argv[argv.indexOf('--out') + 1]!;
+      if (out.endsWith('/retire'))
+        REPORTING.forEach((seed, i) =>
+          fakeRun(out, { preset: 'retire-shell', seed, success: 0.8, trigger: i % 3 === 0 ? null : 100 + i }),
+        );
+      else mkdirSync(out, { recursive: true });
+      return 0;
+    };
+    const { out, io: cli } = io();
+    const code = await main(
+      ['--env', 'shell', '--seeds', 'reporting', '--dir', dir, '--run', '--backend', 'cpu', '--no-progress'],
+      cli,
+      fakeSweep,
+    );
+    expect(out.stderr).not.toContain('protocol: internal error');
+    expect(code).toBe(0);
+    const outs = calls.map((c) => c.argv[c.argv.indexOf('--out') + 1]!.slice(dir.length + 1));
+    // seeds 1000, 1003, 1006, 1009 never retired (trigger null): no fixed:N run for them
+    expect(outs).toEqual([
+      'retire',
+      'opd',
+      'grpo',
+      'control',
+      'competence-only',
+      'alignment-only',
+      'misleading0-retire',
+      'misleading0-opd',
+      'lambda',
+      'fixed-1001',
+      'fixed-1002',
+      'fixed-1004',
+      'fixed-1005',
+      'fixed-1007',
+      'fixed-1008',
+    ]);
+    expect(calls[10]!.argv).toEqual([
+      '--presets',
+      'retire-shell',
+      '--seeds',
+      '1002',
+      '--set',
+      'student.schedule=fixed:102',
+      '--out',
+      `${dir}/fixed-1002`,
+      '--backend',
+      'cpu',
+      '--no-progress',
+    ]);
+    expect(calls.every((c) => c.heldOut === true)).toBe(true);
+    // a second --run finds every arm's folder and runs nothing
+    calls.length = 0;
+    expect(await main(['--env', 'shell', '--seeds', 'reporting', '--dir', dir, '--run'], io().io, fakeSweep)).toBe(0);
+    expect(calls).toEqual([]);
   });
 
   it('refuses an environment without a story and an unknown seed set', async () => {
