@@ -88,7 +88,7 @@ function replayAlignment(
   const path = join(runDir, 'metrics.jsonl');
   if (!existsSync(path) || summary.teacherPerformance === null) return null;
   const text = withFsErrors(path, 'reading a run log', () => readFileSync(path, 'utf8'));
-  const { opd_coef: _unused, ...gate } = gateConfigFor(config, summary.teacherPerformance);
+  const { lambdaOpd: _unused, ...gate } = gateConfigFor(config, summary.teacherPerformance);
   try {
     return alignmentDecision([{ name: path, text }], { gate });
   } catch (e) {

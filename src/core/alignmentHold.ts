@@ -10,7 +10,7 @@ import type { LogSource } from './replay/logRecords';
 import { replayGate, type ReplayOptions } from './replay/gateReplay';
 
 /** The thresholds the windows are compared against (the run's own gate config). */
-export type HoldThresholds = Pick<GateConfig, 'alignment_threshold' | 'competence_threshold'>;
+export type HoldThresholds = Pick<GateConfig, 'alignmentThreshold' | 'competenceThreshold'>;
 
 export interface AlignmentHold {
   /** evaluated windows up to and including the one that retired (all of them when the gate never retired) */
@@ -37,8 +37,8 @@ export function alignmentHold(evaluations: readonly EvaluationLine[], thresholds
       e.criterion_valid &&
       rho !== null &&
       eta !== null &&
-      eta >= thresholds.competence_threshold &&
-      rho > thresholds.alignment_threshold
+      eta >= thresholds.competenceThreshold &&
+      rho > thresholds.alignmentThreshold
     )
       keptSteps.push(e.step);
     if (e.retired) break;
@@ -63,8 +63,8 @@ export function alignmentDecision(sources: readonly LogSource[], options: Replay
   const adaptive = replayGate(sources, { ...options, schedule: 'adaptive' });
   const competence = replayGate(sources, { ...options, schedule: 'competence-only' });
   const hold = alignmentHold(adaptive.evaluations, {
-    alignment_threshold: options.gate.alignment_threshold ?? GATE_DEFAULTS.alignment_threshold,
-    competence_threshold: options.gate.competence_threshold ?? GATE_DEFAULTS.competence_threshold,
+    alignmentThreshold: options.gate.alignmentThreshold ?? GATE_DEFAULTS.alignmentThreshold,
+    competenceThreshold: options.gate.competenceThreshold ?? GATE_DEFAULTS.competenceThreshold,
   });
   const adaptiveTrigger = adaptive.summary.trigger_step;
   const competenceOnlyTrigger = competence.summary.trigger_step;

@@ -19,7 +19,7 @@ function log(gaps: readonly number[], vals: Readonly<Record<number, number>>): s
 // 0.5 at step 4, 0.5 at step 6 and 0 at step 8 (window 1 at step 2 has no previous window).
 const GAPS = [-1, -1, -0.5, -0.5, -0.25, -0.25, -0.25, -0.25];
 const OPTIONS = {
-  gate: { teacher_performance: 1, window_size: 2, alignment_threshold: 0, competence_threshold: 0.5 },
+  gate: { teacherPerformance: 1, windowSize: 2, alignmentThreshold: 0, competenceThreshold: 0.5 },
 };
 
 describe('alignmentDecision', () => {
@@ -65,15 +65,15 @@ describe('alignmentHold', () => {
   it('stops counting at the window that retired and skips invalid windows', () => {
     const h = alignmentHold(
       [line(1, null, null), line(2, 0.1, 0.95), line(3, 0.2, 0.8), line(4, -0.1, 0.95, true), line(5, 0.3, 0.99)],
-      { alignment_threshold: 0, competence_threshold: 0.9 },
+      { alignmentThreshold: 0, competenceThreshold: 0.9 },
     );
     expect(h).toEqual({ windows: 4, keptByAlignment: 1, keptSteps: [2] });
   });
 
   it('treats η exactly at γ as competent and ρ exactly at δ as aligned (the gate’s ≥ and ≤)', () => {
     const h = alignmentHold([line(1, 0, 0.9), line(2, 1e-9, 0.9)], {
-      alignment_threshold: 0,
-      competence_threshold: 0.9,
+      alignmentThreshold: 0,
+      competenceThreshold: 0.9,
     });
     expect(h.keptSteps).toEqual([2]);
   });
