@@ -107,7 +107,9 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
       );
       teacherLP = out.logProbs;
       teacherLogits = out.logits;
-      gap = (await readStats({ gap: opdGap(teacherLP, old, t.targetClasses) })).gap;
+      const gapT = opdGap(teacherLP, old, t.targetClasses);
+      gap = (await readStats({ gap: gapT })).gap;
+      gapT.dispose();
     }
     if (grpo.klBeta > 0 && req.reference) {
       const ref = req.reference;
