@@ -162,7 +162,9 @@ export function grpoLoss(inputs: GrpoInputs, config: Partial<GrpoLossConfig> = {
     const dualBound = tf.mul(adv, -(c.clipRatioC ?? 0)); // [B, 1]  −c·Â
     const dualOn = tf.logicalAnd(negAdv, tf.greater(pgBase, dualBound)); // [B, T] (only meaningful when c is set)
     const pgPerToken =
-      c.clipRatioC === null ? pgBase : tf.where(tf.broadcastTo(negAdv, pgBase.shape), tf.minimum(pgBase, dualBound), pgBase);
+      c.clipRatioC === null
+        ? pgBase
+        : tf.where(tf.broadcastTo(negAdv, pgBase.shape), tf.minimum(pgBase, dualBound), pgBase);
     const policyLoss = aggregateTokens(pgPerToken, mask, c.aggregation);
     let loss = policyLoss;
     let kl: tf.Scalar;

@@ -21,7 +21,9 @@ function recordingOptimizer(seen: Record<string, number[]>[]): TrainerOptimizer 
   };
 }
 
-async function update(gradClip: number | null): Promise<{ grads: Record<string, number[]>; norm: number; coef: number }> {
+async function update(
+  gradClip: number | null,
+): Promise<{ grads: Record<string, number[]>; norm: number; coef: number }> {
   const a = tf.variable(tf.tensor1d([0.5, -1]), true, 'clipTestA');
   const b = tf.variable(tf.tensor1d([2]), true, 'clipTestB');
   const seen: Record<string, number[]>[] = [];

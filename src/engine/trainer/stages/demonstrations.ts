@@ -26,8 +26,7 @@ function buildDemonstrations(env: AgentEnv, cfg: ExperimentConfig): Demonstratio
   const heldOut = Array.from({ length: cfg.sft.heldOutTasks }, (_, i) => env.task('validation', i));
   return {
     train: env.demonstrate(train, d.studentPolicy, cfg.seed ^ DEMO_SALT),
-    teacherView:
-      cfg.teacher.sftSteps > 0 ? env.demonstrate(train, d.teacherPolicy, cfg.seed ^ (DEMO_SALT + 1)) : [],
+    teacherView: cfg.teacher.sftSteps > 0 ? env.demonstrate(train, d.teacherPolicy, cfg.seed ^ (DEMO_SALT + 1)) : [],
     heldOut: env.demonstrate(heldOut, d.studentPolicy, cfg.seed ^ (DEMO_SALT + 2)),
   };
 }

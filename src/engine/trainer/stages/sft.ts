@@ -17,6 +17,9 @@ import { demonstrationsOf, type Demonstrations } from './demonstrations';
 import type { StageContext } from './stageContext';
 import { METRIC } from '../../../core/runLog/metricKeys';
 
+/** A demonstration as an SFT update reads it: in the teacher's view, `prefix` is the task's skill segment. */
+export type SftSample = Trajectory & { prefix?: readonly number[] };
+
 /** Which demonstrations an SFT update reads, and in which view. */
 export type SftView = 'student' | 'teacher';
 
@@ -41,7 +44,7 @@ export interface SftStepRequest {
  * The demonstrations of one SFT update: sft.batchSize draws with replacement from the view's pool, seeded. The student
  * view never carries a prefix (no skill segment); the teacher view always does. Pure: no tensors.
  */
-export function sftBatch(demos: Demonstrations, cfg: ExperimentConfig, view: SftView, seed: number): Trajectory[] {
+export function sftBatch(demos: Demonstrations, cfg: ExperimentConfig, view: SftView, seed: number): SftSample[] {
   const pool = view === 'student' ? demos.train : demos.teacherView;
   if (pool.length === 0)
     throw new Error(
