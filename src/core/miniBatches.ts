@@ -45,3 +45,8 @@ export function miniBatchPlan(
   for (let e = 0; e < epochs; e++) for (const rows of epoch) updates.push(rows.slice());
   return { updates, miniBatches: m };
 }
+
+/** Optimizer updates one GRPO step takes: min(miniBatches, tasksPerStep) × epochs (a rollout has tasksPerStep groups). */
+export function updatesPerStep(g: { miniBatches: number; epochs: number; tasksPerStep: number }): number {
+  return Math.min(g.miniBatches, g.tasksPerStep) * g.epochs;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { miniBatchPlan } from '../../src/core/miniBatches';
+import { miniBatchPlan, updatesPerStep } from '../../src/core/miniBatches';
 
 describe("PPO mini-batches over one rollout (verl's ppo_mini_batch_size / ppo_epochs)", () => {
   const cases = [
@@ -41,5 +41,16 @@ describe("PPO mini-batches over one rollout (verl's ppo_mini_batch_size / ppo_ep
     expect(() => miniBatchPlan(10, 4, 2, 1)).toThrow(/groupSize/);
     expect(() => miniBatchPlan(16, 4, 0, 1)).toThrow(/grpo.miniBatches/);
     expect(() => miniBatchPlan(16, 4, 2, 0)).toThrow(/grpo.epochs/);
+  });
+
+  it("counts the optimizer updates of a step as the plan makes them (a checkpoint checks Adam's step count by it)", () => {
+    for (const [tasksPerStep, miniBatches, epochs] of [
+      [8, 2, 1],
+      [4, 8, 2],
+      [3, 2, 3],
+    ] as const) {
+      const plan = miniBatchPlan(tasksPerStep * 4, 4, miniBatches, epochs);
+      expect(updatesPerStep({ tasksPerStep, miniBatches, epochs })).toBe(plan.updates.length);
+    }
   });
 });
