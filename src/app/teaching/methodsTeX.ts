@@ -30,6 +30,17 @@ export const METHODS_TEX: Readonly<Record<string, string>> = {
   'r_t = exp(log π_θ(y_t) − log π_old(y_t))': T`r_t = \exp\big(\log\pi_\theta(y_t) - \log\pi_{\text{old}}(y_t)\big)`,
   'min(r_t Â, clip(r_t, 1 − ε_low, 1 + ε_high) Â)': T`\min\big(r_t \hat A,\ \operatorname{clip}(r_t, 1 - \varepsilon_{\text{low}}, 1 + \varepsilon_{\text{high}})\,\hat A\big)`,
   'H = −Σ_v π_θ(v) log π_θ(v)': T`H = -\sum_v \pi_\theta(v)\log\pi_\theta(v)`,
+  // GRPO safeguards: dual clip, mini-batches, gradient clipping
+  'L¹ = −Â r_t': T`L^1 = -\hat A\, r_t`,
+  'L² = −Â clip(r_t, 1 − ε_low, 1 + ε_high)': T`L^2 = -\hat A\,\operatorname{clip}(r_t, 1 - \varepsilon_{\text{low}}, 1 + \varepsilon_{\text{high}})`,
+  'L_t = max(L¹, L²)                          if Â ≥ 0\nL_t = min(max(L¹, L²), −c·Â)               if Â < 0': T`L_t = \begin{cases} \max(L^1, L^2) & \hat A \ge 0 \\ \min\big(\max(L^1, L^2),\ -c\,\hat A\big) & \hat A < 0 \end{cases}`,
+  'c·|Â|': T`c\,|\hat A|`,
+  'c·Â': T`c\,\hat A`,
+  'r_t = c': T`r_t = c`,
+  'log π_old': T`\log\pi_{\text{old}}`,
+  'r_t = 1': T`r_t = 1`,
+  'min(1, clip / (‖∇‖₂ + 10⁻⁶))': T`\min\big(1,\ \mathit{clip} / (\lVert\nabla\rVert_2 + 10^{-6})\big)`,
+  '‖∇‖₂': T`\lVert\nabla\rVert_2`,
   // OPD
   'ℓ_t = log π_θ(y_t) − log π_T(y_t | c⁺)': T`\ell_t = \log\pi_\theta(y_t) - \log\pi_T(y_t \mid c^+)`,
   "g_k = token-mean over the step's action tokens of (log π_T − log π_old)": T`g_k = \operatorname{token\text{-}mean}_{\text{action tokens of step } k}\big(\log\pi_T - \log\pi_{\text{old}}\big)`,

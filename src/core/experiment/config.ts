@@ -93,9 +93,14 @@ export const CONFIG_LIMITS: Readonly<Record<string, number>> = {
   'teacher.steps': 1_000_000,
   'teacher.grpo.groupSize': 256,
   'teacher.grpo.tasksPerStep': 1024,
+  'teacher.grpo.miniBatches': 1024,
+  'teacher.grpo.epochs': 100,
+  'teacher.sftSteps': 1_000_000,
   'student.steps': 1_000_000,
   'student.grpo.groupSize': 256,
   'student.grpo.tasksPerStep': 1024,
+  'student.grpo.miniBatches': 1024,
+  'student.grpo.epochs': 100,
   'student.validationEvery': 1_000_000,
   'student.validationTasks': 4096,
   'student.gate.windowSize': 10_000,
@@ -137,6 +142,9 @@ function limitMessages(cfg: ExperimentConfig): string[] {
         `${stage}.grpo.temperature: ${g.temperature} is outside ${TEMPERATURE_RANGE[0]} … ${TEMPERATURE_RANGE[1]}`,
       );
   }
+  const vt = cfg.student.validationTemperature;
+  if (vt < TEMPERATURE_RANGE[0] || vt > TEMPERATURE_RANGE[1])
+    out.push(`student.validationTemperature: ${vt} is outside ${TEMPERATURE_RANGE[0]} … ${TEMPERATURE_RANGE[1]}`);
   const ev = cfg.evaluation;
   if (ev.testTasks * ev.passN > MAX_ROLLOUT_BATCH)
     out.push(

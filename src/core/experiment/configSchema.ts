@@ -96,6 +96,31 @@ const grpoSchema = z.strictObject({
     .default(0)
     .describe('β of the k3 KL penalty to π_init, the policy GRPO starts from (0 = off: no reference forward pass)'),
   advantageEpsilon: positive().default(1e-6).describe("ε added to the std when scaling advantages (verl's 1e-6)"),
+  gradClip: nonNeg()
+    .nullable()
+    .default(1)
+    .describe(
+      "clip the policy gradient to this global L2 norm over all parameters before the optimizer step (verl's actor.grad_clip 1.0); 0 or null = off",
+    ),
+  clipRatioC: typed(
+    finite().refine((v) => v > 1, { message: 'expected a number > 1' }),
+    'number > 1',
+  )
+    .nullable()
+    .default(3)
+    .describe(
+      "dual-clip c: for a negative advantage the per-token loss is at most −c·Â, so a ratio far above 1 cannot blow it up (verl's clip_ratio_c 3.0); null = off",
+    ),
+  miniBatches: posInt()
+    .default(2)
+    .describe(
+      "PPO mini-batches per rollout: the rollout's groups are split into this many consecutive mini-batches, one optimizer step each (verl's ppo_mini_batch_size = tasksPerStep / miniBatches tasks); 2 makes the second update off-policy so the clip and the k3 ratio act, at the cost of one more forward/backward pass than 1, and keeps each mini-batch at 4 whole groups with the default 8 tasks",
+    ),
+  epochs: posInt()
+    .default(1)
+    .describe(
+      "PPO epochs: passes over the rollout's mini-batches (verl's ppo_epochs 1); each pass costs a forward and backward of the whole rollout",
+    ),
 });
 
 export const experimentConfigSchema = z.strictObject({
@@ -157,13 +182,13 @@ export const experimentConfigSchema = z.strictObject({
     heldOutTasks: count()
       .default(32)
       .describe('held-out demonstrations (validation split) for the observation CE of the base vs the SFT policy'),
-    skillViewFraction: unit()
-      .default(0)
-      .describe(
-        "fraction of SFT demonstrations shown in the teacher's view (skill first), so a teacher initialised from SFT can read its skill; 0 = the papers' recipe",
-      ),
   }),
   teacher: z.strictObject({
+    sftSteps: count()
+      .default(0)
+      .describe(
+        "skill-view SFT steps of a teacher trained in the run, before its GRPO: it starts from the student's SFT checkpoint (which saw no skill) and trains on teacherPolicy demonstrations with the skill segment in front (sft.batchSize, sft.learningRate, sft.lambdaObs); 0 = the papers' recipe. Ignored with a shipped checkpoint",
+      ),
     steps: count()
       .default(40)
       .describe('GRPO steps of the skill-conditioned teacher (0 with a checkpoint = use it as is)'),
@@ -195,6 +220,11 @@ export const experimentConfigSchema = z.strictObject({
     validationTasks: posInt()
       .default(64)
       .describe("validation tasks (validation split, one sample each): the gate's S and also the teacher's S_T"),
+    validationTemperature: positive()
+      .default(0.4)
+      .describe(
+        "sampling temperature of the validation rollouts, of the gate's S and of the teacher's S_T alike (the public scripts validate at 0.4)",
+      ),
     validationMetric: z
       .enum(VALIDATION_METRICS)
       .default('success_rate')
@@ -260,6 +290,17 @@ export const SAVED_CONFIG_FALLBACKS: Readonly<Record<string, unknown>> = {
   'demonstrations.studentPolicy': 'expert',
   'demonstrations.teacherPolicy': 'expert',
   'evaluation.matchArgEntropy': null,
+  // runs from before the public recipe's safeguards: no clipping, one update per rollout, validation at temperature 1
+  'teacher.grpo.gradClip': null,
+  'teacher.grpo.clipRatioC': null,
+  'teacher.grpo.miniBatches': 1,
+  'teacher.grpo.epochs': 1,
+  'student.grpo.gradClip': null,
+  'student.grpo.clipRatioC': null,
+  'student.grpo.miniBatches': 1,
+  'student.grpo.epochs': 1,
+  'student.validationTemperature': 1,
+  'teacher.sftSteps': 0,
 };
 
 const dotted = (prefix: string, key: string): string => (prefix ? `${prefix}.${key}` : key);

@@ -12,7 +12,18 @@ export const METRIC = {
   actorRatioMean: 'actor/ratio_mean',
   actorEntropy: 'actor/entropy',
   actorKlLoss: 'actor/kl_loss',
+  /** the policy gradient's global L2 norm BEFORE clipping, mean over the step's updates (verl's reduction) */
   actorGradNorm: 'actor/grad_norm',
+  /** the factor grpo.gradClip scaled the gradients by, mean over the step's updates (1 = never clipped) */
+  actorGradClipCoef: 'actor/grad_clip_coef',
+  /** fraction of the step's updates whose gradient was clipped */
+  actorGradClipped: 'actor/grad_clipped',
+  /** action tokens with Â < 0 where the dual-clip bound −c·Â applies (verl's pg_clipfrac_lower; clip_ratio_c) */
+  actorPgClipfracDual: 'actor/pg_clipfrac_dual',
+  /** standard deviation of the ratio r over the step's action tokens, all its updates pooled (0 when on-policy) */
+  actorRatioStd: 'actor/ratio_std',
+  /** optimizer updates of this step: grpo.miniBatches × grpo.epochs (fewer when there are fewer groups) */
+  actorUpdates: 'actor/updates',
   criticFracRewardZeroStd: 'critic/frac_reward_zero_std',
   rolloutSuccessRate: 'rollout/success_rate',
   // on-policy distillation (student stage)

@@ -71,7 +71,14 @@ export function fusedGrpoLoss(
     advantages: tf.Tensor;
     refLogProbs?: tf.Tensor;
   },
-  config: { clipLow: number; clipHigh: number; klCoef: number; aggregation: 0 | 1 | 2; computeEntropy: boolean },
+  config: {
+    clipLow: number;
+    clipHigh: number;
+    klCoef: number;
+    clipRatioC: number | null;
+    aggregation: 0 | 1 | 2;
+    computeEntropy: boolean;
+  },
 ): { loss: tf.Scalar; stats: Record<(typeof GRPO_STATS)[number], tf.Scalar> } {
   return tf.tidy(() => {
     const { logits, targets, targetClasses } = inputs;
@@ -88,6 +95,7 @@ export function fusedGrpoLoss(
         clipLow: config.clipLow,
         clipHigh: config.clipHigh,
         klCoef: config.klCoef,
+        clipRatioC: config.clipRatioC ?? 0,
         aggregation: config.aggregation,
         hasEntropy: config.computeEntropy,
       },

@@ -1,7 +1,7 @@
-// Fused GRPO loss reduction on webgpu (../losses/grpoLoss.ts, docs/METHODS.md §2): clipped surrogate, aggregation,
-// β·k3 KL and every statistic.
+// Fused GRPO loss reduction on webgpu (../losses/grpoLoss.ts, docs/METHODS.md §2): clipped surrogate with verl's dual
+// clip (c = clipRatioC; 0 = off), aggregation, β·k3 KL and every statistic.
 //   'RetireGrpoReduce[Ref]' rows = lp [B·T] or [2, B·T] (lp, entropy), old [B, T], cls [B, T], adv [B], refLp [B, T]
-//   → [8] loss, policyLoss, kl, clipFracLow, clipFracHigh, ratioMean, entropy, actionTokens
+//   → [10] loss, policyLoss, kl, clipFracLow, clipFracHigh, ratioMean, entropy, actionTokens, clipFracDual, ratioDevSq
 // One kernel name without and one with the reference log-probs (tfjs saves gradient inputs by name).
 import * as tf from '@tensorflow/tfjs';
 import { type UniformValue } from './webgpuProgram';
@@ -29,7 +29,10 @@ export const GRPO_STATS = [
   'ratioMean',
   'entropy',
   'actionTokens',
+  'clipFracDual',
+  'ratioDevSq',
 ] as const;
+const NSTATS = GRPO_STATS.length;
 
 export type AggregationCode = 0 | 1 | 2; // token-mean, seq-mean-token-sum, seq-mean-token-mean
 
@@ -37,16 +40,19 @@ interface GrpoAttrs {
   clipLow: number;
   clipHigh: number;
   klCoef: number;
+  /** dual-clip c (> 1), 0 = off */
+  clipRatioC: number;
   aggregation: AggregationCode;
   hasRef: boolean;
   hasEntropy: boolean;
 }
 
-const grpoUniforms = 'lo : f32, hi : f32, klCoef : f32,';
+const grpoUniforms = 'lo : f32, hi : f32, klCoef : f32, dualC : f32,';
 const grpoUniformValues = (a: GrpoAttrs): UniformValue[] => [
   { type: 'float32', data: [1 - a.clipLow] },
   { type: 'float32', data: [1 + a.clipHigh] },
   { type: 'float32', data: [a.klCoef] },
+  { type: 'float32', data: [a.clipRatioC] },
 ];
 const grpoNames = (a: GrpoAttrs): string[] => ['rows', 'old', 'cls', 'adv', ...(a.hasRef ? ['refLp'] : [])];
 
@@ -59,7 +65,9 @@ function grpoToken(a: GrpoAttrs): string {
         let r = exp(clamp(dOld, -20.0, 20.0));
         let u = r * A;
         let cl = clamp(r, uniforms.lo, uniforms.hi) * A;
-        let pg = -min(u, cl);
+        let pgBase = -min(u, cl);
+        let dualOn = uniforms.dualC > 0.0 && A < 0.0 && pgBase > -A * uniforms.dualC;
+        let pg = select(pgBase, -A * uniforms.dualC, dualOn);
         ${
           a.hasRef
             ? `let e = refLp[i] - lp;
@@ -82,7 +90,7 @@ const grpoForward: tf.KernelFunc = ({ inputs, backend, attrs }) => {
   const aggKl = a.aggregation === 2 ? 'rowKl / max(rowN, 1.0)' : 'rowKl';
   const den = a.aggregation === 0 ? 'max(s[7], 1.0)' : 'Bf';
   const code = reduceCode(
-    8,
+    NSTATS,
     `var rowPg = 0.0;
       var rowKl = 0.0;
       var rowN = 0.0;
@@ -99,6 +107,8 @@ const grpoForward: tf.KernelFunc = ({ inputs, backend, attrs }) => {
         a[4] += select(0.0, 1.0, r > uniforms.hi && A > 0.0);
         a[5] += r;
         ${a.hasEntropy ? 'a[6] += rows[R + i];' : ''}
+        a[8] += select(0.0, 1.0, dualOn);
+        a[9] += (r - 1.0) * (r - 1.0);
       }
       a[0] += ${agg};
       a[1] += ${aggKl};
@@ -112,10 +122,12 @@ const grpoForward: tf.KernelFunc = ({ inputs, backend, attrs }) => {
       result[4] = s[4] / n;
       result[5] = s[5] / n;
       result[6] = s[6] / n;
-      result[7] = s[7];`,
+      result[7] = s[7];
+      result[8] = s[8] / n;
+      result[9] = s[9] / n;`,
   );
   const key = `${GRPO_REDUCE_KERNEL}_${a.aggregation}_${a.hasRef ? 1 : 0}${a.hasEntropy ? 1 : 0}${a.klCoef > 0 ? 1 : 0}`;
-  const program = reduceProgram(key, names, 8, code, grpoUniforms);
+  const program = reduceProgram(key, names, NSTATS, code, grpoUniforms);
   return runReduction(backend, GRPO_REDUCE_KERNEL, program, inputs, names, grpoUniformValues(a));
 };
 
@@ -154,8 +166,8 @@ const grpoBackward: tf.KernelFunc = ({ inputs, backend, attrs }) => {
       ${grpoToken(a)}
       let drdlp = select(0.0, r, dOld >= -20.0 && dOld <= 20.0);
       let inClip = r >= uniforms.lo && r <= uniforms.hi;
-      let dpgdr = -A * select(select(0.0, 1.0, inClip), 1.0, u <= cl);
-      var g = dPolicy * dpgdr * drdlp + (dy[5] / n) * drdlp;
+      let dpgdr = select(-A * select(select(0.0, 1.0, inClip), 1.0, u <= cl), 0.0, dualOn);
+      var g = dPolicy * dpgdr * drdlp + (dy[5] / n) * drdlp + (dy[9] / n) * 2.0 * (r - 1.0) * drdlp;
       ${a.hasRef ? 'g += dKl * select(0.0, -(exp(ec) - 1.0), e >= -20.0 && e <= 20.0);' : ''}
       result[i] = g;
       ${a.hasEntropy ? 'result[R + i] = dy[6] / n;' : ''}
@@ -178,14 +190,21 @@ export const grpoGradConfigs: tf.GradConfig[] = [
   reductionGrad(GRPO_REDUCE_KERNEL + REF, ['rows', 'old', 'cls', 'adv', 'refLp']),
 ];
 
-/** [8] GRPO statistics (GRPO_STATS order). rows = lp [B·T] or [2, B·T] (lp, entropy) when hasEntropy. */
+/** [10] GRPO statistics (GRPO_STATS order). rows = lp [B·T] or [2, B·T] (lp, entropy) when hasEntropy. */
 export function grpoReduce(
   rows: tf.Tensor,
   old: tf.Tensor,
   cls: tf.Tensor,
   adv: tf.Tensor,
   ref: tf.Tensor | undefined,
-  attrs: { clipLow: number; clipHigh: number; klCoef: number; aggregation: AggregationCode; hasEntropy: boolean },
+  attrs: {
+    clipLow: number;
+    clipHigh: number;
+    klCoef: number;
+    clipRatioC: number;
+    aggregation: AggregationCode;
+    hasEntropy: boolean;
+  },
 ): tf.Tensor {
   const inputs: tf.NamedTensorMap = { rows, old, cls: int32(cls), adv };
   if (ref !== undefined) inputs.refLp = ref;

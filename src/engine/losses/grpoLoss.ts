@@ -1,14 +1,18 @@
 // GRPO policy loss (docs/METHODS.md §2): PPO-style clipped surrogate on the policy's own action tokens.
 //
 //   r_t = exp(log πθ(y_t) − log π_old(y_t))                          (log-ratio clamped to ±20 against overflow)
-//   per-token loss  −min(r_t Â_b, clip(r_t, 1 − ε_low, 1 + ε_high) Â_b)  [+ β · k3(πθ ‖ π_ref)]
+//   per-token loss  ℓ_t = −min(r_t Â_b, clip(r_t, 1 − ε_low, 1 + ε_high) Â_b)  [+ β · k3(πθ ‖ π_ref)]
+//   dual clip (verl's clip_ratio_c = c, when set): for Â_b < 0, ℓ_t ← min(ℓ_t, −c·Â_b), so a ratio far above 1 on a
+//   bad action cannot make the loss (and its gradient) unbounded; Â_b ≥ 0 is unchanged
 //   k3 = exp(log π_ref − log πθ) − (log π_ref − log πθ) − 1          (Schulman's estimator of KL(πθ ‖ π_ref))
 //
 // Advantages Â_b are per sequence, computed on the host (group / batch / no std scaling live in core statistics);
 // every action token of sequence b shares Â_b. Observation, prompt, skill and special targets never carry loss.
 // Aggregation over the action mask follows verl: token-mean (pooled over the batch), seq-mean-token-mean,
 // seq-mean-token-sum. Clip fractions follow TRL's definition: low = r < 1 − ε_low with Â < 0, high = r > 1 + ε_high
-// with Â > 0 (the tokens whose gradient the clip removes), as fractions of the action tokens.
+// with Â > 0 (the tokens whose gradient the clip removes), as fractions of the action tokens; clipFracDual = the
+// tokens with Â < 0 where the dual bound −c·Â is the smaller (verl's pg_clipfrac_lower), as a fraction of action tokens.
+// ratioDevSq = mean (r − 1)² over action tokens (with ratioMean, the ratio's spread; exact near 1 in float32).
 import * as tf from '@tensorflow/tfjs';
 import { GRPO_AGGREGATIONS, type GrpoAggregation, isOneOf } from '../../core/methodVocabulary';
 import { fusedGrpoLoss } from '../kernels/fusedLosses';
@@ -30,6 +34,8 @@ export interface GrpoLossConfig {
   aggregation: TokenAggregation;
   /** β of the k3 KL to the reference policy (default 0: no reference needed) */
   klCoef: number;
+  /** dual-clip c > 1 (verl's clip_ratio_c, 3.0), or null for no dual clip */
+  clipRatioC: number | null;
   /** also compute the mean policy entropy over action tokens (a metric; costs one logSoftmax) */
   computeEntropy: boolean;
 }
@@ -39,6 +45,7 @@ const DEFAULT_GRPO_LOSS_CONFIG: Readonly<GrpoLossConfig> = {
   clipHigh: 0.2,
   aggregation: 'token-mean',
   klCoef: 0,
+  clipRatioC: null,
   computeEntropy: true,
 };
 
@@ -58,7 +65,16 @@ export interface GrpoInputs {
 }
 
 export type GrpoStat =
-  'loss' | 'policyLoss' | 'kl' | 'clipFracLow' | 'clipFracHigh' | 'ratioMean' | 'entropy' | 'actionTokens';
+  | 'loss'
+  | 'policyLoss'
+  | 'kl'
+  | 'clipFracLow'
+  | 'clipFracHigh'
+  | 'ratioMean'
+  | 'entropy'
+  | 'actionTokens'
+  | 'clipFracDual'
+  | 'ratioDevSq';
 
 /** Applies defaults and rejects unknown keys or invalid values, naming the field. */
 export function resolveGrpoLossConfig(partial: Partial<GrpoLossConfig> = {}): GrpoLossConfig {
@@ -76,6 +92,8 @@ export function resolveGrpoLossConfig(partial: Partial<GrpoLossConfig> = {}): Gr
     throw new Error(`GRPO loss config: clipHigh must be finite and ≥ 0, got ${c.clipHigh}`);
   if (!(c.klCoef >= 0 && Number.isFinite(c.klCoef)))
     throw new Error(`GRPO loss config: klCoef must be finite and ≥ 0, got ${c.klCoef}`);
+  if (c.clipRatioC !== null && !(c.clipRatioC > 1 && Number.isFinite(c.clipRatioC)))
+    throw new Error(`GRPO loss config: clipRatioC must be finite and > 1 (or null = off), got ${c.clipRatioC}`);
   if (!isOneOf(GRPO_AGGREGATIONS, c.aggregation)) {
     throw new Error(
       `GRPO loss config: aggregation must be one of ${GRPO_AGGREGATIONS.join(', ')}, got "${String(c.aggregation)}"`,
@@ -139,7 +157,14 @@ export function grpoLoss(inputs: GrpoInputs, config: Partial<GrpoLossConfig> = {
     const ratio = tf.exp(logRatio);
     const unclipped = tf.mul(ratio, adv);
     const clipped = tf.mul(tf.clipByValue(ratio, 1 - c.clipLow, 1 + c.clipHigh), adv);
-    const pgPerToken = tf.neg(tf.minimum(unclipped, clipped)); // [B, T]
+    const pgBase = tf.neg(tf.minimum(unclipped, clipped)); // [B, T]
+    const negAdv = tf.less(adv, 0); // [B, 1]
+    const dualBound = tf.mul(adv, -(c.clipRatioC ?? 0)); // [B, 1]  −c·Â
+    const dualOn = tf.logicalAnd(negAdv, tf.greater(pgBase, dualBound)); // [B, T] (only meaningful when c is set)
+    const pgPerToken =
+      c.clipRatioC === null
+        ? pgBase
+        : tf.where(tf.broadcastTo(negAdv, pgBase.shape), tf.minimum(pgBase, dualBound), pgBase);
     const policyLoss = aggregateTokens(pgPerToken, mask, c.aggregation);
     let loss = policyLoss;
     let kl: tf.Scalar;
@@ -159,6 +184,8 @@ export function grpoLoss(inputs: GrpoInputs, config: Partial<GrpoLossConfig> = {
       clipFracLow: maskedMean(low, mask),
       clipFracHigh: maskedMean(high, mask),
       ratioMean: maskedMean(ratio, mask),
+      clipFracDual: c.clipRatioC === null ? tf.scalar(0) : maskedMean(tf.cast(dualOn, 'float32'), mask),
+      ratioDevSq: maskedMean(tf.square(tf.sub(ratio, 1)), mask),
       entropy: c.computeEntropy ? maskedMean(tokenEntropy(logits), mask) : tf.scalar(Number.NaN),
       actionTokens: tf.sum(mask) as tf.Scalar,
     };

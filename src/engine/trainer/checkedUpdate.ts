@@ -1,7 +1,8 @@
 // One checked optimizer step, shared by SFT and the policy-gradient stages: loss, statistics and gradients; the
 // squared gradient norm; ONE batched GPU→CPU readback of every statistic; finiteness checks of the named loss terms
 // and of the gradient norm BEFORE the optimizer touches the weights (a failing step leaves the model and the last
-// checkpoint as they were); then the update. On webgpu the whole step runs inside WebGPU error scopes, so a kernel
+// checkpoint as they were); then, when `gradClip` is set, the gradients scaled to that global L2 norm (verl's
+// actor.grad_clip, torch's clip_grad_norm_: coefficient min(1, clip / (‖∇‖ + 1e-6))); then the update. On webgpu the whole step runs inside WebGPU error scopes, so a kernel
 // the GPU refused stops the run with its name instead of returning stale buffers.
 import * as tf from '@tensorflow/tfjs';
 import { disposeStats, readStats, valueAndGradsWithStats, type LossOutput } from '../losses/lossTypes';
@@ -18,11 +19,27 @@ export interface CheckedUpdateRequest<K extends string> {
   loss: () => LossOutput<K>;
   /** statistics that must be finite, with the term name a NonFiniteError reports ("grpo", "opd", "sft") */
   finiteTerms: Partial<Record<K, string>>;
+  /** the largest global L2 norm of the gradient the optimizer is given (null, undefined or 0: no clipping) */
+  gradClip?: number | null;
 }
 
 export interface CheckedUpdateResult<K extends string> {
-  /** every statistic, the loss value as `loss`, and the squared gradient norm as `gradNormSq` */
+  /** every statistic, the loss value as `loss`, and the squared gradient norm as `gradNormSq` (before clipping) */
   host: Record<K, number> & Record<'loss' | 'gradNormSq', number>;
+  /** the factor the gradients were multiplied by before the update: 1 = not clipped */
+  clipCoef: number;
+}
+
+/** torch.nn.utils.clip_grad_norm_'s guard against a zero norm */
+const CLIP_EPS = 1e-6;
+
+/**
+ * The factor clip_grad_norm_ scales every gradient by: min(1, maxNorm / (norm + 1e-6)); 1 when clipping is off
+ * (maxNorm null, undefined or 0). `norm` is the global L2 norm over all parameters.
+ */
+export function gradClipCoefficient(norm: number, maxNorm: number | null | undefined): number {
+  if (maxNorm === null || maxNorm === undefined || maxNorm === 0) return 1;
+  return Math.min(1, maxNorm / (norm + CLIP_EPS));
 }
 
 /** Σ over tensors of Σ g²: one scalar (tf.addN; on webgpu the lab's AddN sums within the storage-buffer limit). */
@@ -45,8 +62,15 @@ export async function checkedUpdate<K extends string>(req: CheckedUpdateRequest<
       }
       if (!Number.isFinite(host.gradNormSq))
         throw new NonFiniteError(req.stage, req.step, 'gradient', `‖∇‖² = ${host.gradNormSq}`);
+      const clipCoef = gradClipCoefficient(Math.sqrt(host.gradNormSq), req.gradClip);
+      if (clipCoef < 1) {
+        for (const [name, g] of Object.entries(grads)) {
+          grads[name] = tf.tidy(() => tf.mul(g, clipCoef));
+          g.dispose();
+        }
+      }
       req.optimizer.apply(grads, req.variables);
-      return { host };
+      return { host, clipCoef };
     } finally {
       value.dispose();
       gradNormSq.dispose();

@@ -1,7 +1,11 @@
-// One policy-gradient update from a rollout: GRPO (docs/METHODS.md §2) plus, for the student, λ_opd · OPD against
-// the frozen skill-conditioned teacher (§3; its log-probs come from teacherView.ts). Also the gap statistic g_k that feeds the retirement gate. Every loss term
-// and the gradient norm are checked (checkedUpdate.ts) BEFORE the optimizer touches the weights, so a failing step
-// leaves the model (and the last checkpoint) as they were.
+// The policy-gradient updates of one rollout: GRPO (docs/METHODS.md §2) plus, for the student, λ_opd · OPD against
+// the frozen skill-conditioned teacher (§3; its log-probs come from teacherView.ts). Also the gap statistic g_k that
+// feeds the retirement gate. The rollout's log π_old, advantages, teacher and reference log-probs and g_k are computed
+// once; the groups are then cut into grpo.miniBatches mini-batches passed over grpo.epochs times (../../core/
+// miniBatches.ts), one optimizer step each, so every update after the first is off-policy and the clip and OPD's k3
+// ratio act. Every loss term and the gradient norm are checked (checkedUpdate.ts) BEFORE the optimizer touches the
+// weights, and the gradient is clipped to grpo.gradClip; a failing update leaves the model as it was (earlier updates
+// of the same step stay applied, and the run stops).
 import * as tf from '@tensorflow/tfjs';
 import { grpoAdvantages, type AdvantageScaling } from '../../core/grpoAdvantages';
 import type { GrpoConfig } from '../../core/experiment/config';
@@ -15,6 +19,8 @@ import { checkedUpdate } from './checkedUpdate';
 import type { StageName } from './events';
 import { teacherOnStudentTargets, withSkillPrefix } from '../teacherView';
 import { disposeTensors, toTensors, type PackedSequences } from './sequenceBatch';
+import { miniBatchPlan } from '../../core/miniBatches';
+import { readStats } from '../losses/lossTypes';
 import { METRIC } from '../../core/runLog/metricKeys';
 
 const SCALING: Record<GrpoConfig['advantage'], AdvantageScaling> = {
@@ -88,6 +94,9 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
   const inject = (term: string, x: tf.Scalar): tf.Scalar =>
     req.injectNonFinite === term ? (tf.mul(x, NaN) as tf.Scalar) : x;
   try {
+    // once per rollout, on the whole batch: the teacher's and the reference's log-probs of the sampled tokens
+    // (fixed targets, like log π_old), and the gap g_k the gate observes
+    let gap: number | null = null;
     if (req.opd) {
       const out = teacherOnStudentTargets(
         req.opd.teacher,
@@ -98,83 +107,95 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
       );
       teacherLP = out.logProbs;
       teacherLogits = out.logits;
+      const gapT = opdGap(teacherLP, old, t.targetClasses);
+      gap = (await readStats({ gap: gapT })).gap;
+      gapT.dispose();
     }
     if (grpo.klBeta > 0 && req.reference) {
       const ref = req.reference;
       refLP = tf.tidy(() => tokenLogProbs(ref.forward(t.tokens), t.targets));
     }
-    const opd = req.opd;
-    const { host } = await checkedUpdate({
-      stage: req.stage,
-      step: req.step,
-      optimizer: req.optimizer,
-      variables: policy.trainableVariables,
-      finiteTerms: { 'term/grpo': 'grpo', 'term/opd': 'opd' },
-      loss: () => {
-        const logits = policy.forward(t.tokens);
-        const g = grpoLoss(
-          {
-            logits,
-            targets: t.targets,
-            targetClasses: t.targetClasses,
-            oldLogProbs: old,
-            advantages: advT,
-            ...(refLP ? { refLogProbs: refLP } : {}),
-          },
-          {
-            clipLow: grpo.clipLow,
-            clipHigh: grpo.clipHigh,
-            aggregation: grpo.aggregation,
-            klCoef: grpo.klBeta,
-            computeEntropy: true,
-          },
-        );
-        const grpoTerm = inject('grpo', g.loss);
-        const s: Record<string, tf.Scalar> = {};
-        for (const [k, v] of Object.entries(g.stats)) s[`grpo/${k}`] = v as tf.Scalar;
-        s['term/grpo'] = grpoTerm;
-        let loss: tf.Scalar = grpoTerm;
-        if (opd && teacherLP) {
-          s['opd/gap'] = opdGap(teacherLP, old, t.targetClasses);
-          if (opd.coef > 0) {
-            const o = opdLoss(
+    const plan = miniBatchPlan(view.batch, groupSize, grpo.miniBatches, grpo.epochs);
+    const pooled = new UpdatePool();
+    for (const rows of plan.updates) {
+      const whole = rows.length === view.batch; // one mini-batch: the rollout's tensors as they are
+      const idx = whole ? null : tf.tensor1d(rows, 'int32');
+      const pick = (x: tf.Tensor): tf.Tensor => (idx === null ? x : tf.gather(x, idx));
+      const mb = {
+        tokens: pick(t.tokens) as tf.Tensor2D,
+        targets: pick(t.targets),
+        targetClasses: pick(t.targetClasses),
+        old: pick(old),
+        adv: pick(advT),
+        teacherLP: teacherLP && pick(teacherLP),
+        teacherLogits: teacherLogits && pick(teacherLogits),
+        refLP: refLP && pick(refLP),
+      };
+      try {
+        const opd = req.opd;
+        const { host, clipCoef } = await checkedUpdate({
+          stage: req.stage,
+          step: req.step,
+          optimizer: req.optimizer,
+          variables: policy.trainableVariables,
+          finiteTerms: { 'term/grpo': 'grpo', 'term/opd': 'opd' },
+          gradClip: grpo.gradClip,
+          loss: () => {
+            const logits = policy.forward(mb.tokens);
+            const g = grpoLoss(
               {
                 logits,
-                targets: t.targets,
-                targetClasses: t.targetClasses,
-                oldLogProbs: old,
-                teacherLogProbs: teacherLP,
-                ...(teacherLogits ? { teacherLogits } : {}),
+                targets: mb.targets,
+                targetClasses: mb.targetClasses,
+                oldLogProbs: mb.old,
+                advantages: mb.adv,
+                ...(mb.refLP ? { refLogProbs: mb.refLP } : {}),
               },
-              opd.estimator,
+              {
+                clipLow: grpo.clipLow,
+                clipHigh: grpo.clipHigh,
+                aggregation: grpo.aggregation,
+                klCoef: grpo.klBeta,
+                clipRatioC: grpo.clipRatioC,
+                computeEntropy: true,
+              },
             );
-            const opdTerm = inject('opd', o.loss);
-            for (const [k, v] of Object.entries(o.stats)) if (k !== 'loss') s[`opd/${k}`] = v as tf.Scalar;
-            s['term/opd'] = opdTerm;
-            loss = tf.add(loss, tf.mul(opdTerm, opd.coef)) as tf.Scalar;
-          }
+            const grpoTerm = inject('grpo', g.loss);
+            const s: Record<string, tf.Scalar> = {};
+            for (const [k, v] of Object.entries(g.stats)) s[`grpo/${k}`] = v as tf.Scalar;
+            s['term/grpo'] = grpoTerm;
+            let loss: tf.Scalar = grpoTerm;
+            if (opd && mb.teacherLP && opd.coef > 0) {
+              const o = opdLoss(
+                {
+                  logits,
+                  targets: mb.targets,
+                  targetClasses: mb.targetClasses,
+                  oldLogProbs: mb.old,
+                  teacherLogProbs: mb.teacherLP,
+                  ...(mb.teacherLogits ? { teacherLogits: mb.teacherLogits } : {}),
+                },
+                opd.estimator,
+              );
+              const opdTerm = inject('opd', o.loss);
+              for (const [k, v] of Object.entries(o.stats)) if (k !== 'loss') s[`opd/${k}`] = v as tf.Scalar;
+              s['term/opd'] = opdTerm;
+              loss = tf.add(loss, tf.mul(opdTerm, opd.coef)) as tf.Scalar;
+            }
+            return { loss, stats: s };
+          },
+        });
+        pooled.add(host, clipCoef);
+      } finally {
+        if (idx !== null) {
+          idx.dispose();
+          for (const x of Object.values(mb)) x?.dispose();
         }
-        return { loss, stats: s };
-      },
-    });
-    const m: Record<string, number> = {
-      [METRIC.actorLoss]: host.loss,
-      [METRIC.actorPgLoss]: host['grpo/policyLoss'] as number,
-      [METRIC.actorPgClipfracLower]: host['grpo/clipFracLow'] as number,
-      [METRIC.actorPgClipfracHigher]: host['grpo/clipFracHigh'] as number,
-      [METRIC.actorRatioMean]: host['grpo/ratioMean'] as number,
-      [METRIC.actorEntropy]: host['grpo/entropy'] as number,
-      [METRIC.actorKlLoss]: host['grpo/kl'] as number,
-      [METRIC.actorGradNorm]: Math.sqrt(host.gradNormSq),
-      [METRIC.criticFracRewardZeroStd]: adv.fracRewardZeroStd,
-    };
-    if (host['term/opd'] !== undefined) {
-      m[METRIC.opdLoss] = host['term/opd'];
-      m[METRIC.opdK3Kl] = host['opd/k3'] as number;
-      m[METRIC.opdRatioMean] = host['opd/ratioMean'] as number;
+      }
     }
-    const gap = host['opd/gap'];
-    return { metrics: m, gap: gap === undefined ? null : gap };
+    const m = pooled.metrics();
+    m[METRIC.criticFracRewardZeroStd] = adv.fracRewardZeroStd;
+    return { metrics: m, gap };
   } finally {
     disposeTensors(t);
     old.dispose();
@@ -182,5 +203,75 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
     teacherLP?.dispose();
     teacherLogits?.dispose();
     refLP?.dispose();
+  }
+}
+
+/**
+ * The step's metrics from its updates (verl logs per update and reduces by the mean): the losses, the pre-clip
+ * gradient norm and the clip coefficient are means over updates; per-token statistics (clip fractions, ratio,
+ * entropy, KL) are pooled over every action token the updates saw, so the ratio's spread covers the whole step.
+ */
+class UpdatePool {
+  private n = 0;
+  private tokens = 0;
+  private clipped = 0;
+  private readonly perUpdate = new Map<string, number>();
+  private readonly perToken = new Map<string, number>();
+  private opdTokens = 0;
+
+  add(host: Record<string, number | undefined>, clipCoef: number): void {
+    const acc = (map: Map<string, number>, key: string, v: number): void => {
+      map.set(key, (map.get(key) ?? 0) + v);
+    };
+    this.n++;
+    if (clipCoef < 1) this.clipped++;
+    acc(this.perUpdate, METRIC.actorLoss, host.loss as number);
+    acc(this.perUpdate, METRIC.actorPgLoss, host['grpo/policyLoss'] as number);
+    acc(this.perUpdate, METRIC.actorGradNorm, Math.sqrt(host.gradNormSq as number));
+    acc(this.perUpdate, METRIC.actorGradClipCoef, clipCoef);
+    const w = host['grpo/actionTokens'] as number;
+    this.tokens += w;
+    const perToken: [string, string][] = [
+      [METRIC.actorPgClipfracLower, 'grpo/clipFracLow'],
+      [METRIC.actorPgClipfracHigher, 'grpo/clipFracHigh'],
+      [METRIC.actorPgClipfracDual, 'grpo/clipFracDual'],
+      [METRIC.actorRatioMean, 'grpo/ratioMean'],
+      ['ratioDevSq', 'grpo/ratioDevSq'],
+      [METRIC.actorEntropy, 'grpo/entropy'],
+      [METRIC.actorKlLoss, 'grpo/kl'],
+    ];
+    for (const [key, stat] of perToken) acc(this.perToken, key, (host[stat] as number) * w);
+    if (host['term/opd'] !== undefined) {
+      const wo = host['opd/actionTokens'] as number;
+      this.opdTokens += wo;
+      acc(this.perUpdate, METRIC.opdLoss, host['term/opd']);
+      acc(this.perToken, METRIC.opdK3Kl, (host['opd/k3'] as number) * wo);
+      acc(this.perToken, METRIC.opdRatioMean, (host['opd/ratioMean'] as number) * wo);
+    }
+  }
+
+  metrics(): Record<string, number> {
+    const m: Record<string, number> = {};
+    for (const [k, v] of this.perUpdate) m[k] = v / this.n;
+    const tokenMean = (k: string, w: number): number => (this.perToken.get(k) ?? 0) / Math.max(1, w);
+    for (const k of [
+      METRIC.actorPgClipfracLower,
+      METRIC.actorPgClipfracHigher,
+      METRIC.actorPgClipfracDual,
+      METRIC.actorRatioMean,
+      METRIC.actorEntropy,
+      METRIC.actorKlLoss,
+    ])
+      m[k] = tokenMean(k, this.tokens);
+    // Var(r) = E[(r − 1)²] − (E[r] − 1)², both pooled over the step's action tokens
+    const dev = m[METRIC.actorRatioMean]! - 1;
+    m[METRIC.actorRatioStd] = Math.sqrt(Math.max(0, tokenMean('ratioDevSq', this.tokens) - dev * dev));
+    m[METRIC.actorGradClipped] = this.clipped / this.n;
+    m[METRIC.actorUpdates] = this.n;
+    if (this.perUpdate.has(METRIC.opdLoss)) {
+      m[METRIC.opdK3Kl] = tokenMean(METRIC.opdK3Kl, this.opdTokens);
+      m[METRIC.opdRatioMean] = tokenMean(METRIC.opdRatioMean, this.opdTokens);
+    }
+    return m;
   }
 }

@@ -6,6 +6,7 @@ import { CheckpointError, UserError } from '../../core/errors';
 import { configDiff, validateConfig, type ExperimentConfig } from '../../core/experiment/config';
 import { gateConfigFor } from '../../core/experiment/gateSettings';
 import { LambdaSchedule, type ScheduleState } from '../../core/lambdaSchedule';
+import { updatesPerStep } from '../../core/miniBatches';
 import type { HostTensor } from '../hostTensor';
 import type { CheckpointContent } from './checkpoint';
 import { STAGE_NAMES, type StageName } from './events';
@@ -227,10 +228,15 @@ export function checkCheckpointContent(
       fail(`optimizer entry ${name} (${dtype} scalar) is missing; Adam cannot continue where it stopped`);
   };
   scalar('iter', 'int32');
-  // every completed step applies the optimizer exactly once (checkedUpdate.ts)
+  // every completed SFT step applies the optimizer once (checkedUpdate.ts); a GRPO step once per PPO mini-batch and
+  // epoch (policyUpdate.ts, core/miniBatches.ts)
   const iter = content.optimizer['iter']!.data[0];
-  if (iter !== state.step)
-    fail(`the optimizer has taken ${iter} steps but the checkpoint is at ${at} (its weights come from another step)`);
+  const stage = state.stage;
+  const perStep = stage === 'teacher' || stage === 'student' ? updatesPerStep(state.config[stage].grpo) : 1;
+  if (iter !== state.step * perStep)
+    fail(
+      `the optimizer has taken ${iter} steps but the checkpoint is at ${at}, ${perStep} update(s) per step (its weights come from another step)`,
+    );
   const legacy = content.optimizer['beta1_power'] === undefined;
   scalar(legacy ? POWER_KEYS[2]! : POWER_KEYS[0]!, 'float32');
   scalar(legacy ? POWER_KEYS[3]! : POWER_KEYS[1]!, 'float32');

@@ -31,6 +31,7 @@ describe('the config schema', () => {
       'estimator',
       'validationEvery',
       'validationTasks',
+      'validationTemperature',
       'validationMetric',
       'gate',
     ]);

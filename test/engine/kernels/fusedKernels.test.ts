@@ -154,6 +154,11 @@ const FUNCTIONS: FunctionCase[] = [
     fn: ((z, _q, t) => grpoLoss({ logits: z, ...t }, { aggregation, klCoef: 0.05, clipHigh: 0.28 })) as Fn,
   })),
   {
+    // old far from the policy puts ratios beyond c on negative advantages: the dual bound binds
+    name: 'grpoLoss dual clip c = 3 (verl clip_ratio_c)',
+    fn: (z, _q, t) => grpoLoss({ logits: z, ...t }, { clipRatioC: 3, clipHigh: 0.28 }),
+  },
+  {
     name: 'grpoLoss without reference or entropy',
     fn: (z, _q, t) =>
       grpoLoss(

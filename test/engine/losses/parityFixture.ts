@@ -74,6 +74,7 @@ export async function computeParityOutputs(): Promise<{ outputs: ParityOutputs; 
     };
     await record('grpoTokenMean', (z) => grpoLoss({ logits: z, ...grpoIn }, { clipHigh: 0.28, klCoef: 0.1 }));
     await record('grpoSeqSum', (z) => grpoLoss({ logits: z, ...grpoIn }, { aggregation: 'seq-mean-token-sum' }));
+    await record('grpoDualClip', (z) => grpoLoss({ logits: z, ...grpoIn }, { clipRatioC: 1.5, clipHigh: 0.28 }));
     const opdIn = {
       ...sft,
       oldLogProbs: t.oldLogProbs,

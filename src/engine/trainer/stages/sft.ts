@@ -1,5 +1,5 @@
-// The SFT stage (docs/METHODS.md §1): ActObs / ActionSFT updates of π_init on the demonstrations with observation
-// weight λ_obs, the action/observation gradient geometry every sft.geometryEvery steps, and the probe CE of the
+// The SFT stage (docs/METHODS.md §1): ActObs / ActionSFT updates of π_init on the skill-free demonstrations with
+// observation weight λ_obs (the student's starting point: nothing it reads shows a skill segment), the action/observation gradient geometry every sft.geometryEvery steps, and the probe CE of the
 // held-out demonstrations before and after (the summary's sft block).
 import * as tf from '@tensorflow/tfjs';
 import type { Trajectory } from '../../../core/env/types';
@@ -17,29 +17,52 @@ import { demonstrationsOf, type Demonstrations } from './demonstrations';
 import type { StageContext } from './stageContext';
 import { METRIC } from '../../../core/runLog/metricKeys';
 
+/** A demonstration as an SFT update reads it: in the teacher's view, `prefix` is the task's skill segment. */
+export type SftSample = Trajectory & { prefix?: readonly number[] };
+
+/** Which demonstrations an SFT update reads, and in which view. */
+export type SftView = 'student' | 'teacher';
+
 export interface SftStepRequest {
   model: PolicyModel;
   optimizer: TrainerOptimizer;
   demos: Demonstrations;
   cfg: ExperimentConfig;
+  /**
+   * student: the skill-free demonstrations (demos.train) as they are — the student's SFT, whose checkpoint π_init
+   * every policy starts from; teacher: demos.teacherView with each task's skill segment in front (the in-run teacher's
+   * own skill-view SFT, teacher.sftSteps, never seen by the student)
+   */
+  view: SftView;
   step: number;
   /** seeds the minibatch draw of this step */
   seed: number;
   injectNonFinite?: string | null;
 }
 
+/**
+ * The demonstrations of one SFT update: sft.batchSize draws with replacement from the view's pool, seeded. The student
+ * view never carries a prefix (no skill segment); the teacher view always does. Pure: no tensors.
+ */
+export function sftBatch(demos: Demonstrations, cfg: ExperimentConfig, view: SftView, seed: number): SftSample[] {
+  const pool = view === 'student' ? demos.train : demos.teacherView;
+  if (pool.length === 0)
+    throw new Error(
+      view === 'student'
+        ? 'sft: no demonstrations (demonstrations.tasks is 0 but sft.steps > 0)'
+        : 'teacher.sftSteps: no teacher-view demonstrations (demonstrations.tasks is 0)',
+    );
+  const rng = createRng(seed);
+  return Array.from({ length: cfg.sft.batchSize }, () => {
+    const d = pool[rng.int(pool.length)] as Trajectory;
+    return view === 'student' ? d : { ...d, prefix: d.task.skillTokens };
+  });
+}
+
 /** One SFT update on a random minibatch of demonstrations (drawn with replacement). Returns the step's metrics. */
 export async function sftStep(req: SftStepRequest): Promise<Record<string, number>> {
   const { model, demos, cfg } = req;
-  if (demos.train.length === 0) throw new Error('sft: no demonstrations (demonstrations.tasks is 0 but sft.steps > 0)');
-  const rng = createRng(req.seed);
-  const batch = Array.from({ length: cfg.sft.batchSize }, () => {
-    const i = rng.int(demos.train.length);
-    const skill = cfg.sft.skillViewFraction > 0 && rng.next() < cfg.sft.skillViewFraction;
-    if (!skill) return demos.train[i] as Trajectory;
-    const d = (demos.teacherView[i] ?? demos.train[i]) as Trajectory;
-    return { ...d, prefix: d.task.skillTokens };
-  });
+  const batch = sftBatch(demos, cfg, req.view, req.seed);
   const t = toTensors(packSequences(batch));
   try {
     const { host } = await checkedUpdate({
@@ -66,7 +89,7 @@ export async function sftStep(req: SftStepRequest): Promise<Record<string, numbe
       [METRIC.sftGradNorm]: Math.sqrt(host.gradNormSq),
     };
     const every = cfg.sft.geometryEvery;
-    if (every > 0 && req.step % every === 0) {
+    if (req.view === 'student' && every > 0 && req.step % every === 0) {
       const geo = await actObsGradientGeometry(
         () => model.forward(t.tokens),
         t.targets,
@@ -107,6 +130,7 @@ export async function runSft(ctx: StageContext, from: number): Promise<void> {
       optimizer,
       demos,
       cfg,
+      view: 'student',
       step: k,
       seed: stepSeed(cfg.seed, 'sft', k, 'tasks'),
       injectNonFinite: ctx.injected('sft', k),

@@ -1,7 +1,8 @@
 // The rollouts of the GRPO stages: a training step's grouped rollout (teacher stage in the skill view, student stage
 // without), and the validation score S that feeds the retirement gate (docs/METHODS.md §4) — also S_T for the teacher
-// in its skill view: one sample per validation task at temperature 1, with the same sampling seed every time, scored
-// with student.validationMetric.
+// in its skill view: one sample per validation task at student.validationTemperature (the public scripts' 0.4), with
+// the same sampling seed every time, scored with student.validationMetric — the same split, temperature and metric for
+// the student's S and the teacher's S_T.
 import type { Task } from '../../../core/env/types';
 import type { GrpoConfig } from '../../../core/experiment/config';
 import type { PolicyModel } from '../../model';
@@ -36,7 +37,7 @@ export async function validationScore(ctx: StageContext, policy: PolicyModel, wi
     policy,
     tasks,
     withSkill,
-    temperature: 1,
+    temperature: cfg.student.validationTemperature,
     seed: fixedSeed(cfg.seed, 'validation'),
     // a validation over many tasks is the longest wait inside a step: a pause may hold it between decode steps
     betweenDecodeSteps: ctx.withinStep,

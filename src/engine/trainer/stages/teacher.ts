@@ -1,7 +1,12 @@
 // The teacher stage (docs/METHODS.md §5): GRPO on the teacher's view (the skill segment in front of every stream),
-// starting from π_init (or a shipped teacher, which trains nothing here); then the teacher is frozen and S_T, its
+// starting from π_init — the student's skill-free SFT checkpoint — after teacher.sftSteps skill-view SFT updates of
+// its own (or a shipped teacher, which trains nothing here); then the teacher is frozen and S_T, its
 // validation score in the skill view, is measured with the gate's metric.
+import type { PolicyModel } from '../../model';
 import { policyUpdate } from '../policyUpdate';
+import { stepSeed } from '../seeds';
+import { demonstrationsOf } from './demonstrations';
+import { sftStep } from './sft';
 import { rolloutMetrics } from '../rolloutMetrics';
 import type { StageContext } from './stageContext';
 import { trainingRollout, validationScore } from './stageRollouts';
@@ -18,7 +23,10 @@ export async function runTeacher(ctx: StageContext, from: number): Promise<void>
   if (!models.teacher) {
     models.teacher = ctx.newModel('teacher');
     if (ctx.shippedTeacher) models.teacher.setWeights(ctx.shippedTeacher);
-    else models.teacher.copyWeightsFrom(init);
+    else {
+      models.teacher.copyWeightsFrom(init);
+      await teacherSkillSft(ctx, models.teacher);
+    }
   }
   const teacher = models.teacher;
   const steps = teacherSteps(ctx);
@@ -62,4 +70,30 @@ export async function runTeacher(ctx: StageContext, from: number): Promise<void>
     sT = floor;
   }
   ctx.state.teacherPerformance = sT;
+}
+
+/**
+ * The in-run teacher's own skill-view SFT: teacher.sftSteps updates on the teacherPolicy demonstrations with the skill
+ * segment in front, from the student's SFT checkpoint (already copied into `teacher`). Only the teacher reads these
+ * demonstrations, so the student's starting point never sees a skill. Runs whole when the teacher is created (a
+ * checkpoint is written only after GRPO steps, so a resumed run either redoes it all or has its result); it emits
+ * no step events (the stage's steps are its GRPO steps).
+ */
+async function teacherSkillSft(ctx: StageContext, teacher: PolicyModel): Promise<void> {
+  const { cfg } = ctx;
+  const steps = cfg.teacher.sftSteps;
+  if (steps === 0) return;
+  const demos = demonstrationsOf(ctx);
+  const optimizer = await ctx.openOptimizer(teacher, cfg.sft.learningRate, 0);
+  for (let k = 1; k <= steps; k++) {
+    await sftStep({
+      model: teacher,
+      optimizer,
+      demos,
+      cfg,
+      view: 'teacher',
+      step: k,
+      seed: stepSeed(cfg.seed, 'teacher', k, 'tasks'),
+    });
+  }
 }
