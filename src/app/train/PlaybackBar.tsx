@@ -1,6 +1,6 @@
 // The Train view's playback bar: pick a shipped recording (public/demo/) or a stored or imported run, then play it
 // as if live — play, pause, step, a 1×–50× speed and a scrubber. The playhead lives in playbackStore.ts.
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { DEMO_ARMS, DEMO_SEED, type DemoArm } from '../../core/experiment/demoRecording';
 import { TRAINED_STAGES, type TrainedStage } from '../../core/runLog/runLogFold';
 import { lastFrame } from '../../core/runLog/runPlayback';
@@ -55,10 +55,8 @@ export function PlaybackBar() {
   const live = useRun((s) => isActive(s.status));
   const [error, setError] = useState<string | null>(null);
   const [choice, setChoice] = useState('');
-  // the bar's choice follows a playback opened elsewhere (the Overview, the tour)
-  useEffect(() => {
-    if (source) setChoice(source.arm ? `recording:${source.arm}` : `run:${source.recordId ?? ''}`);
-  }, [source]);
+  // the bar shows the playback opened, here or elsewhere (the Overview, the tour)
+  const shown = source ? (source.arm ? `recording:${source.arm}` : `run:${source.recordId ?? ''}`) : choice;
   const choose = (value: string) => {
     setChoice(value);
     setError(null);
@@ -76,7 +74,7 @@ export function PlaybackBar() {
         play a run{' '}
         <select
           data-testid="playback-source"
-          value={choice}
+          value={shown}
           disabled={live}
           onChange={(e) => choose(e.currentTarget.value)}
         >

@@ -15,24 +15,27 @@ export interface RaceRecording {
 
 /** The recording `config` races, or null (none matches, the recordings did not load, or no config). */
 export function useRaceRecording(config: ExperimentConfig | null, enabled: boolean): RaceRecording | null {
-  const [race, setRace] = useState<RaceRecording | null>(null);
+  // the recording found for a config (a later config shows none until its own search ends)
+  const [found, setFound] = useState<{ config: ExperimentConfig; race: RaceRecording } | null>(null);
   useEffect(() => {
     let live = true;
-    setRace(null);
     if (!config || !enabled || config.seed !== DEMO_SEED) return;
     void Promise.all(DEMO_ARMS.map((a) => demoRecording(a).catch(() => null))).then((all) => {
       const match = all.find((r) => r && trainsLikeRecording(config, r.config));
       if (!live || !match) return;
-      setRace({
-        arm: match.arm,
-        validationSuccess: downsampleSeries(
-          finitePoints(match.run.steps.student.map((l) => ({ x: l.step, y: l[METRIC.valSuccessRate] }))),
-        ),
+      setFound({
+        config,
+        race: {
+          arm: match.arm,
+          validationSuccess: downsampleSeries(
+            finitePoints(match.run.steps.student.map((l) => ({ x: l.step, y: l[METRIC.valSuccessRate] }))),
+          ),
+        },
       });
     });
     return () => {
       live = false;
     };
   }, [config, enabled]);
-  return race;
+  return found && enabled && found.config === config ? found.race : null;
 }
