@@ -103,11 +103,12 @@ async function recordDemo(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseFlags(argv, {
     jobs: { type: 'string' },
     arms: { type: 'string' },
+    'ship-only': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
     io.stdout(
-      `usage: ${RECORD_DEMO_COMMAND} [-- --jobs N] [--arms ${DEMO_ARMS.join(',')}]\n` +
+      `usage: ${RECORD_DEMO_COMMAND} [-- --jobs N] [--arms ${DEMO_ARMS.join(',')}] [--ship-only]\n` +
         `Records the lesson's runs on seed ${DEMO_SEED} into public/${DEMO_FOLDER}/ (about 10–15 min of CPU).\n`,
     );
     return 0;
@@ -129,7 +130,8 @@ async function recordDemo(argv: string[], io: CliIo): Promise<number> {
       if (code !== 0) failed.push(`${arm} (exit ${code})`);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(jobs, arms.length) }, lane));
+  // --ship-only: ship the runs a previous record-demo left in tmp/record-demo/ (after changing what is kept)
+  if (!values['ship-only']) await Promise.all(Array.from({ length: Math.min(jobs, arms.length) }, lane));
   if (failed.length) throw new UserError(`record-demo: runs failed: ${failed.join(', ')}; nothing was shipped`);
   // arms not re-recorded this time keep their previous entry
   const manifestPath = join(demoDir, 'manifest.json');

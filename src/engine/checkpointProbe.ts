@@ -27,7 +27,8 @@ export async function probeCheckpoint(
   const content = decodeCheckpoint(files, (raw) => parseTrainerState(raw, config));
   const env = createEnvFor(config);
   const mc = modelConfigFor(config, env);
-  const host = content.models.student;
+  // before the student stage a checkpoint holds π_init (the SFT policy), which the student starts from
+  const host = content.models.student ?? content.models.init;
   if (!host) throw new Error(`${where}: the checkpoint holds no student policy`);
   const student = new PolicyModel(mc, 0, 'probe-student');
   const teacher = content.models.teacher ? new PolicyModel(mc, 0, 'probe-teacher') : null;

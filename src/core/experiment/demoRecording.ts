@@ -68,14 +68,18 @@ export interface CheckpointAt {
 
 /**
  * The checkpoints a recording keeps for the trajectory viewer, out of those the run wrote (`written`, in run order):
- * the start of the student stage (the SFT policy, before any student step), the first one at or after the teacher's
+ * the start of the student stage (the SFT policy, before any student step; else the last checkpoint before it), the
+ * first one at or after the teacher's
  * retirement (the checkpoints are every runtime.checkpointEvery steps, so it is the nearest after the trigger), and
  * the last one (the end of the run). Duplicates collapse; the order is the run's.
  */
 export function demoCheckpoints(written: readonly CheckpointAt[], triggerStep: number | null): string[] {
   const student = written.filter((c) => c.stage === 'student');
   const picks = new Set<string>();
-  const start = student.find((c) => c.step === 0);
+  // a run without a teacher stage writes no student-000000: the last checkpoint before the student stage holds the
+  // same policy (π_init, the SFT policy)
+  const start =
+    student.find((c) => c.step === 0) ?? written.filter((c) => c.stage === 'sft' || c.stage === 'teacher').at(-1);
   if (start) picks.add(start.name);
   if (triggerStep !== null) {
     const atRetirement = student.find((c) => c.step >= triggerStep);

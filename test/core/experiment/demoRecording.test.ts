@@ -60,6 +60,13 @@ describe('the demo checkpoints a recording keeps', () => {
     expect(demoCheckpoints(written, 20)).toEqual(['student-000000', 'student-000020', 'student-000030']);
   });
 
+  it('keeps the last checkpoint before the student stage when the run wrote no student-000000 (no teacher stage)', () => {
+    expect(demoCheckpoints([at('sft', 10), at('teacher', 0), at('student', 10), at('student', 20)], null)).toEqual([
+      'teacher-000000',
+      'student-000020',
+    ]);
+  });
+
   it('keeps the start and the end when the teacher never retired, or retired after the last checkpoint', () => {
     expect(demoCheckpoints(written, null)).toEqual(['student-000000', 'student-000030']);
     expect(demoCheckpoints(written, 31)).toEqual(['student-000000', 'student-000030']);
