@@ -115,7 +115,8 @@ describe.skipIf(!existsSync(CHROMIUM_PATH))('the published build on a plain stat
       arms: { preset: string; files: { path: string }[] }[];
     };
     expect(urls.has('demo/manifest.json')).toBe(true);
-    for (const a of demo.arms) for (const f of a.files) expect(urls.has(`demo/${a.preset}/${f.path}`), f.path).toBe(true);
+    for (const a of demo.arms)
+      for (const f of a.files) expect(urls.has(`demo/${a.preset}/${f.path}`), f.path).toBe(true);
   });
 
   it('is served at a sub-path with no isolation headers, and is cross-origin isolated after one reload', async () => {

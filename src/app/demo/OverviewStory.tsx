@@ -68,7 +68,10 @@ export function OverviewStory() {
       })),
     [arms, upTo],
   );
-  const marker = useMemo(() => (trigger !== null && upTo >= trigger ? retirementMarker(trigger) : null), [trigger, upTo]);
+  const marker = useMemo(
+    () => (trigger !== null && upTo >= trigger ? retirementMarker(trigger) : null),
+    [trigger, upTo],
+  );
   const threshold = useMemo(() => (sT !== null ? { y: sT, label: `S_T ${percent(sT)}` } : null), [sT]);
   const summaries = arms?.map((a) => a.run.summary);
   const sentence =

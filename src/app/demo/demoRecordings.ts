@@ -3,7 +3,12 @@
 // checkpoint's files for the trajectory viewer. Fetched from the app's own server (precached by the service worker),
 // once per page.
 import type { ExperimentConfig } from '../../core/experiment/config';
-import { DEMO_FOLDER, type DemoArm, type DemoArmManifest, type DemoManifest } from '../../core/experiment/demoRecording';
+import {
+  DEMO_FOLDER,
+  type DemoArm,
+  type DemoArmManifest,
+  type DemoManifest,
+} from '../../core/experiment/demoRecording';
 import { readRecordedRun } from '../../core/runLog/recordedRunFiles';
 import type { RecordedRun } from '../../core/runLog/runPlayback';
 import { appRoot } from '../appRoot';

@@ -4,6 +4,8 @@
 // does not exist yet. Every claim about the run on screen is computed from that run (TourFacts); where the run has
 // not got there, the stop asks the class a question instead of asserting an outcome.
 
+import { frameOf, lastFrame, type PlaybackTimeline } from '../../core/runLog/runPlayback';
+
 export interface TourFacts {
   /** the run's preset name (config.name), or null before any run */
   readonly preset: string | null;
@@ -197,3 +199,24 @@ export const TOUR: readonly TourStop[] = [
     recordedAt: 'end',
   },
 ];
+
+/** The frame of a recorded run that shows `moment`. */
+export function momentFrame(t: PlaybackTimeline, moment: RecordedMoment): number {
+  const end = lastFrame(t);
+  const retirement = t.events.find((e) => e.type === 'retirement');
+  const trigger = retirement?.type === 'retirement' ? retirement.triggerStep : null;
+  switch (moment) {
+    case 'start':
+      return 0;
+    case 'sft-end':
+      return t.positions.reduce((f, p, i) => (p.stage === 'sft' ? i : f), 0);
+    case 'student-start':
+      return frameOf(t, 'student', 1);
+    case 'before-retirement':
+      return trigger === null ? Math.floor(end / 2) : frameOf(t, 'student', Math.floor(trigger / 2));
+    case 'retirement':
+      return trigger === null ? end : frameOf(t, 'student', trigger);
+    case 'end':
+      return end;
+  }
+}

@@ -213,7 +213,11 @@ function RunStatusLine() {
   return (
     <div className="run-status" aria-label="run status">
       <span className={`badge ${remote ? 'running' : s.status}`} data-testid="run-status">
-        {remote ? 'running in another tab' : playback ? `playback${s.status === 'completed' ? ' (end)' : ''}` : s.status}
+        {remote
+          ? 'running in another tab'
+          : playback
+            ? `playback${s.status === 'completed' ? ' (end)' : ''}`
+            : s.status}
       </span>
       {playback ? <span className="muted">{playback}</span> : null}
       {remote ? (
@@ -257,7 +261,10 @@ function RunCharts() {
   const cfg = useRun((s) => s.config);
   const retirement = useRun((s) => s.retirement);
   // a live run that trains what a shipped recording trained races it (the recording drawn faintly behind)
-  const race = useRaceRecording(cfg, usePlayback((p) => p.source === null));
+  const race = useRaceRecording(
+    cfg,
+    usePlayback((p) => p.source === null),
+  );
   // while the run goes, the charts redraw at most once a second, in a transition (React renders them in slices
   // between other work instead of one long task); a held or finished run shows its last state at once
   const training = useRun((s) => s.status === 'running' || s.status === 'starting' || s.status === 'pausing');

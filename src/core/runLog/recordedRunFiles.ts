@@ -41,10 +41,7 @@ function metricsLine(raw: unknown): MetricsLine {
 }
 
 /** The recording in a run folder `where` (for messages) and its validated config. */
-export function readRecordedRun(
-  where: string,
-  files: RunFolderTexts,
-): { config: ExperimentConfig; run: RecordedRun } {
+export function readRecordedRun(where: string, files: RunFolderTexts): { config: ExperimentConfig; run: RecordedRun } {
   const configText = files['config.json'];
   if (configText === undefined) throw new RecordedRunError(`${where}/config.json: missing`);
   let raw: unknown;
@@ -55,10 +52,7 @@ export function readRecordedRun(
   }
   const config = resolveConfig(raw, undefined, `${where}/config.json`);
   const steps = Object.fromEntries(
-    TRAINED_STAGES.map((s) => [
-      s,
-      jsonLines(`${where}/${METRICS_FILE[s]}`, files[METRICS_FILE[s]]).map(metricsLine),
-    ]),
+    TRAINED_STAGES.map((s) => [s, jsonLines(`${where}/${METRICS_FILE[s]}`, files[METRICS_FILE[s]]).map(metricsLine)]),
   ) as Record<TrainedStage, MetricsLine[]>;
   const events = jsonLines(`${where}/events.jsonl`, files['events.jsonl']) as TrainerEvent[];
   const summaryText = files['summary.json'];

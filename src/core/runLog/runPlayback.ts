@@ -9,7 +9,14 @@
 // and retirement events come before the step's own line, and the checkpoint taken after step k comes after it.
 import type { RunSummary } from '../experiment/summary';
 import { STAGE_NAMES, type StageName } from './checkpointName';
-import { EMPTY_RUN_LOG, foldRunLog, isTrainedStage, TRAINED_STAGES, type RunLog, type TrainedStage } from './runLogFold';
+import {
+  EMPTY_RUN_LOG,
+  foldRunLog,
+  isTrainedStage,
+  TRAINED_STAGES,
+  type RunLog,
+  type TrainedStage,
+} from './runLogFold';
 import type { MetricsLine, TrainerEvent } from './trainerEvent';
 
 /** What a recording holds: each stage's metrics lines, the other events in order, and the summary if it ended. */
