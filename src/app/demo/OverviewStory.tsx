@@ -10,7 +10,7 @@ import { finitePoints } from '../charts/downsampleSeries';
 import { retirementMarker } from '../charts/gateCharts';
 import { MetricChart } from '../charts/MetricChart';
 import { fetchPresetCatalog } from '../train/presetCatalog';
-import { createQueue } from '../runs/runQueue';
+import { demoQueue } from './demoQueue';
 import { queueStore } from '../runs/storedRuns';
 import { openRecording } from '../train/PlaybackBar';
 import { demoRecording, type DemoRecording } from './demoRecordings';
@@ -89,8 +89,10 @@ export function OverviewStory() {
       // student.schedule), on the recordings' seed, one queue in the runs table
       const catalog = await fetchPresetCatalog();
       const preset = catalog.load('retire-shell');
-      const schedules = arms!.map((a) => a.config.student.schedule);
-      const queue = createQueue(preset, [], 'auto', [DEMO_SEED], { 'student.schedule': schedules });
+      const queue = demoQueue(
+        preset,
+        arms!.map((a) => a.config),
+      );
       await queueStore.getState().enqueue(queue);
       setQueued(queueStore.getState().error ?? `queued ${queue.items.length} runs: see Train`);
       window.location.hash = '#train';
