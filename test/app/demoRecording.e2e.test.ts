@@ -1,7 +1,8 @@
 // The instant demo in a real Chromium, on the production build (vite preview): the Overview draws the recorded arms
 // and the retirement marker without starting a run; the Train view's playback plays the retiring recording at 20×
 // and the gate inspector's retiring row appears at the recorded trigger step (and exactly there, stepping by
-// hand); the trajectory viewer samples the recorded checkpoint at the retirement.
+// hand); the trajectory viewer samples the recorded checkpoint at the retirement; a live run of the same config
+// draws the recording behind its curves.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,6 +59,10 @@ describe('the instant demo in a real browser', { shuffle: false }, () => {
     const chart = page.getByTestId('overview-chart');
     // the brief's promise to a visitor: the story is on screen within 5 s of the page loading
     await chart.getByText(`retired @ ${trigger}`).waitFor({ timeout: 5_000 });
+    // reported, not asserted: ms from the navigation's start to the marker on screen
+    console.log(
+      `overview: retirement marker on screen ${Math.round(await page.evaluate(() => performance.now()))} ms after navigation`,
+    );
     expect(await page.getByTestId('overview-arm').evaluateAll((s) => s.map((e) => e.getAttribute('data-arm')))).toEqual(
       ['retire-shell', 'opd-shell', 'grpo-shell'],
     );
@@ -96,6 +101,24 @@ describe('the instant demo in a real browser', { shuffle: false }, () => {
       `Sampled at student step ${Number(atRetirement.slice(-6))}`,
     );
     expect(await page.getByTestId('probe-episode').count()).toBeGreaterThanOrEqual(2);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('races the recording: a live retire-shell run on seed 5 draws the recording faintly behind its curves', async () => {
+    await page.getByTestId('playback-source').waitFor();
+    await page.getByRole('button', { name: 'close', exact: true }).click();
+    const raced = page.getByTestId('train-success').locator('path[stroke="#d1d5db"]');
+    expect(await raced.count()).toBe(0);
+    await page.getByLabel('preset', { exact: true }).selectOption('retire-shell');
+    await page.getByLabel('seed', { exact: true }).fill('5');
+    await page.getByLabel('backend', { exact: true }).selectOption('wasm');
+    await page.getByTestId('run-start').click();
+    // the recording's validation success (#d1d5db) behind the live run's, from the moment the run has its config
+    await raced.first().waitFor({ timeout: 60_000 });
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await expect
+      .poll(() => page.getByTestId('run-status').textContent(), { timeout: 120_000 })
+      .toMatch(/stopped|completed/);
     expect(pageErrors).toEqual([]);
   });
 });

@@ -8,8 +8,8 @@ import type { MetricsLine } from '../../core/runLog/trainerEvent';
 import type { BackendName } from '../../engine/backend';
 import { demoRecording } from '../demo/demoRecordings';
 import { runRepository, useRuns } from '../runs/storedRuns';
-import { useRun } from './liveRun';
-import { isActive } from './liveRunState';
+import { runStore, useRun } from './liveRun';
+import { INITIAL_RUN_STATE, isActive } from './liveRunState';
 import { MAX_SPEED, MIN_SPEED, playbackSource, playbackStore, usePlayback } from './playbackStore';
 
 /** Open a shipped recording in the playback, at `frame` (default: its start). */
@@ -133,7 +133,15 @@ export function PlaybackBar() {
           <span data-testid="playback-position" data-stage={at?.stage ?? ''} data-step={at?.step ?? 0}>
             {at?.stage ? `${at.stage} step ${at.step}` : 'before the first step'} · frame {frame}/{last}
           </span>
-          <button type="button" className="link" onClick={() => p.close()}>
+          <button
+            type="button"
+            className="link"
+            onClick={() => {
+              // the view empties: what it showed was the recording, not a run of this tab's
+              p.close();
+              runStore.getState().show(INITIAL_RUN_STATE);
+            }}
+          >
             close
           </button>
         </>
