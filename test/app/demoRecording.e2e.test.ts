@@ -121,4 +121,27 @@ describe('the instant demo in a real browser', { shuffle: false }, () => {
       .toMatch(/stopped|completed/);
     expect(pageErrors).toEqual([]);
   });
+
+  it('runs the guided tour on the recording by default: each stop moves the playhead to its moment', async () => {
+    const fresh = await browser.newPage();
+    fresh.on('pageerror', (e) => pageErrors.push(e.message));
+    await fresh.goto(`${app.url}#train`, { waitUntil: 'load', timeout: 60_000 });
+    await fresh.getByRole('heading', { name: 'Train', level: 2 }).waitFor({ timeout: 30_000 });
+    await fresh.getByRole('button', { name: 'Present' }).click();
+    await fresh.getByRole('button', { name: 'Start the guided tour' }).click();
+    await expect
+      .poll(() => fresh.getByTestId('tour-text').textContent(), { timeout: 30_000 })
+      .toContain('This is a recording of retire-shell');
+    expect(await fresh.getByTestId('tour-recording').isChecked()).toBe(true);
+    // stop 6 (retirement): the playhead at the trigger step, the retiring row on screen
+    for (let i = 0; i < 5; i++) await fresh.getByRole('button', { name: 'Next ›' }).click();
+    await expect.poll(() => fresh.getByTestId('playback-position').getAttribute('data-step')).toBe(String(trigger));
+    await fresh.locator('[data-testid="gate-window-row"][data-retired="true"]').waitFor({ timeout: 30_000 });
+    // "train it live instead": the playback ends and the view is empty, ready for Start
+    await fresh.getByTestId('tour-recording').uncheck();
+    await expect.poll(() => fresh.getByTestId('playback-scrubber').count()).toBe(0);
+    expect(await fresh.getByTestId('run-status').count()).toBe(0);
+    expect(pageErrors).toEqual([]);
+    await fresh.close();
+  });
 });
