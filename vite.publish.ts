@@ -2,7 +2,8 @@
 //  - the build's asset URLs are relative (`base: './'` in vite.config.ts), so one build works at `/` and at
 //    `/retirelab/` alike; public/ files are found from the app's root (src/app/appRoot.ts);
 //  - one service worker (src/app/publish/serviceWorker.ts, built by vite-plugin-pwa's injectManifest) precaches the
-//    app shell, both wasm flavours, the KaTeX fonts, the presets and the shipped teachers for offline use, and adds
+//    app shell, both wasm flavours, the KaTeX fonts, the presets, the shipped teachers and the recorded runs
+//    (public/demo/) for offline use, and adds
 //    COOP/COEP to the app's own responses, so the page is cross-origin isolated (threads, Step) where the host
 //    cannot send those headers;
 //  - the version the page shows: package.json's version and a short build id (the git commit, else the build time).
@@ -22,6 +23,8 @@ export const PRECACHE_GLOBS = [
   'assets/**/*.{js,css,wasm,woff2,svg}',
   'presets/*.json',
   'teachers/**/*.{json,bin}',
+  // the recorded runs the Overview and the playback show (public/demo/, npm run record-demo)
+  'demo/**/*.{json,jsonl,bin}',
 ];
 
 /** The largest file the service worker precaches: tfjs's bundles (a few MB each) must fit. */

@@ -1,4 +1,6 @@
-// The landing view: what RetireLab is, the three methods it teaches, and where each feature lives.
+// The landing view: the story already run (the recorded arms playing on one chart, demo/OverviewStory.tsx), what
+// RetireLab is, the three methods it teaches, and where each feature lives.
+import { OverviewStory } from './demo/OverviewStory';
 
 const methods = [
   {
@@ -18,6 +20,7 @@ const methods = [
 export function Overview() {
   return (
     <>
+      <OverviewStory />
       <section className="methods" aria-label="methods">
         {methods.map((m) => (
           <article key={m.name}>

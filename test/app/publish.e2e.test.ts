@@ -110,6 +110,13 @@ describe.skipIf(!existsSync(CHROMIUM_PATH))('the published build on a plain stat
     for (const env of ['shell', 'house', 'shop']) {
       for (const f of ['model.json', 'weights.bin', 'state.json']) expect(urls.has(`teachers/${env}/${f}`)).toBe(true);
     }
+    // every file of the recorded runs (public/demo/manifest.json lists them), so the Overview plays offline
+    const demo = JSON.parse(readFileSync(join(ROOT, 'public/demo/manifest.json'), 'utf8')) as {
+      arms: { preset: string; files: { path: string }[] }[];
+    };
+    expect(urls.has('demo/manifest.json')).toBe(true);
+    for (const a of demo.arms)
+      for (const f of a.files) expect(urls.has(`demo/${a.preset}/${f.path}`), f.path).toBe(true);
   });
 
   it('is served at a sub-path with no isolation headers, and is cross-origin isolated after one reload', async () => {

@@ -17,7 +17,7 @@ describe('the app shell in a real browser', () => {
     await server?.close();
   });
 
-  it('renders the lab heading, the three methods and the views without fetching anything off this machine', async () => {
+  it('renders the lab heading, the recorded story, the three methods and the views without fetching anything off this machine', async () => {
     const page = await browser.newPage();
     const offHost: string[] = [];
     const errors: string[] = [];
@@ -33,7 +33,8 @@ describe('the app shell in a real browser', () => {
     await page.goto(server.url);
     await page.getByRole('heading', { name: 'RetireLab', level: 1 }).waitFor({ timeout: 30_000 });
     const methodHeadings = await page.getByRole('heading', { level: 2 }).allTextContents();
-    expect(methodHeadings).toEqual(['GRPO', 'RetireOPD', 'ActObs']);
+    // the recorded story first (src/app/demo/OverviewStory.tsx), then the three methods
+    expect(methodHeadings).toEqual([expect.stringMatching(/^The story, recorded/), 'GRPO', 'RetireOPD', 'ActObs']);
     const views = page.getByRole('navigation', { name: 'views' }).getByRole('link');
     expect(await views.allTextContents()).toEqual(['Overview', 'Train', 'Gate replay', 'Method']);
     await views.filter({ hasText: 'Gate replay' }).click();

@@ -1,7 +1,8 @@
 // The guided tour's sentences about the run on screen: computed from that run's facts, a question where the run has
 // not got there, and never a claim the run contradicts.
 import { describe, expect, it } from 'vitest';
-import { TOUR, signed, type TourFacts } from '../../src/app/teaching/tour';
+import { momentFrame, TOUR, signed, type TourFacts } from '../../src/app/teaching/tour';
+import { playbackTimeline } from '../../src/core/runLog/runPlayback';
 
 const NOTHING: TourFacts = {
   preset: null,
@@ -70,5 +71,39 @@ describe('the guided tour', () => {
 
   it('has something to wait for at every stop', () => {
     for (const s of TOUR) expect(s.waitFor.length, s.title).toBeGreaterThan(10);
+  });
+});
+
+describe('the tour on a recording', () => {
+  // SFT steps 1–2, student steps 1–4, the teacher retiring at student step 4
+  const timeline = playbackTimeline({
+    steps: { sft: [{ step: 1 }, { step: 2 }], teacher: [], student: [1, 2, 3, 4].map((step) => ({ step })) },
+    events: [{ type: 'retirement', step: 4, triggerStep: 4, schedule: 'adaptive', teacherPerformance: 0.5 }],
+    summary: null,
+  });
+
+  it('moves the playhead to each stop’s moment: SFT’s end, the student’s start, half-way, the retirement, the end', () => {
+    const frames = (['start', 'sft-end', 'student-start', 'before-retirement', 'retirement', 'end'] as const).map((m) =>
+      momentFrame(timeline, m),
+    );
+    expect(frames).toEqual([0, 2, 3, 4, 6, 6]);
+    expect(TOUR.map((s) => s.recordedAt)).toEqual([
+      'start',
+      'sft-end',
+      'student-start',
+      'before-retirement',
+      'before-retirement',
+      'retirement',
+      'retirement',
+      'end',
+      'end',
+    ]);
+  });
+
+  it('says on its first stop that the run on screen is a recording, and how to train it live', () => {
+    expect(stop(1).text({ ...NOTHING, preset: 'retire-shell', recorded: true })).toContain(
+      'This is a recording of retire-shell',
+    );
+    expect(stop(1).text(NOTHING)).toContain('press Start');
   });
 });

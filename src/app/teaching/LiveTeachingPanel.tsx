@@ -10,6 +10,8 @@ import { inspectLiveRun } from './inspectionModel';
 import { WhatIfPanel } from './WhatIfPanel';
 import { TrajectoryViewer } from './TrajectoryViewer';
 import { isActive } from '../train/liveRunState';
+import { usePlayback } from '../train/playbackStore';
+import { RecordedCheckpointViewer } from './RecordedCheckpointViewer';
 
 export function LiveTeachingPanel() {
   const state = useRun((s) => s);
@@ -29,7 +31,14 @@ export function LiveTeachingPanel() {
   }, [deferred, held, whatIfOpen]);
   // probes are answered while the run is held before a rollout: in the teacher and student stages
   const probeable = state.status === 'paused' && (state.stage === 'teacher' || state.stage === 'student');
-  const viewer = isActive(state.status) ? <TrajectoryViewer held={probeable} /> : null;
+  // a recording played back: its recorded checkpoints (sampled in a worker of their own)
+  const playback = usePlayback((p) => p.source);
+  const frame = usePlayback((p) => p.frame);
+  const viewer = isActive(state.status) ? (
+    <TrajectoryViewer held={probeable} />
+  ) : playback && playback.checkpoints.length > 0 ? (
+    <RecordedCheckpointViewer source={playback} frame={frame} />
+  ) : null;
   if (!inspection.ok) return <p className="error">{inspection.error}</p>;
   const i = inspection.value;
   if (!i) return viewer;

@@ -10,6 +10,8 @@ import { runStore, useRun } from '../train/liveRun';
 import { isActive } from '../train/liveRunState';
 import { TOUR } from './tour';
 import { tourFacts } from './tourFacts';
+import { tourLive, tourOnRecording } from './tourPlayback';
+import { usePlayback } from '../train/playbackStore';
 import './teaching.css';
 
 const HIGHLIGHT = 'tour-target';
@@ -54,9 +56,22 @@ function cardTop(target: Element | null, card: HTMLElement | null): number {
   return Math.max(margin, Math.min(top, window.innerHeight - height - margin));
 }
 
-function TourCard({ index, go, close }: { index: number; go: (i: number) => void; close: () => void }) {
+function TourCard({
+  index,
+  go,
+  close,
+  live,
+  setLive,
+}: {
+  index: number;
+  go: (i: number) => void;
+  close: () => void;
+  live: boolean;
+  setLive: (live: boolean) => void;
+}) {
   const stop = TOUR[index];
-  const facts = tourFacts(useRun((s) => s));
+  const recorded = usePlayback((p) => p.source !== null);
+  const facts = { ...tourFacts(useRun((s) => s)), recorded };
   const [top, setTop] = useState(12);
   // bumped once the view has rendered after a move, so that the card re-reads whether its target is there
   const [, setRendered] = useState(0);
@@ -107,6 +122,15 @@ function TourCard({ index, go, close }: { index: number; go: (i: number) => void
         <button type="button" onClick={close}>
           Close
         </button>
+        <label title="the tour plays the shipped recording of retire-shell; untick to train it live instead">
+          <input
+            type="checkbox"
+            data-testid="tour-recording"
+            checked={!live}
+            onChange={(e) => setLive(!e.currentTarget.checked)}
+          />{' '}
+          recording
+        </label>
       </div>
     </aside>
   );
@@ -115,18 +139,33 @@ function TourCard({ index, go, close }: { index: number; go: (i: number) => void
 export function PresentationMode() {
   const [on, setOn] = useState(false);
   const [tour, setTour] = useState<number | null>(null);
+  // the tour runs on the shipped recording unless the class trains it live instead
+  const [live, setLiveState] = useState(false);
+  const setLive = useCallback(
+    (l: boolean) => {
+      setLiveState(l);
+      const stop = tour === null ? undefined : TOUR[tour];
+      if (l) tourLive();
+      else if (stop) void tourOnRecording(stop.recordedAt);
+    },
+    [tour],
+  );
   useEffect(() => {
     document.documentElement.classList.toggle('presentation', on);
     document.documentElement.classList.toggle('touring', on && tour !== null);
     if (!on || tour === null)
       for (const el of document.querySelectorAll(`.${HIGHLIGHT}`)) el.classList.remove(HIGHLIGHT);
   }, [on, tour]);
-  const go = useCallback((i: number) => {
-    const next = Math.max(0, Math.min(TOUR.length - 1, i));
-    const stop = TOUR[next];
-    if (stop && currentView() !== stop.view) window.location.hash = stop.view;
-    setTour(next);
-  }, []);
+  const go = useCallback(
+    (i: number) => {
+      const next = Math.max(0, Math.min(TOUR.length - 1, i));
+      const stop = TOUR[next];
+      if (stop && currentView() !== stop.view) window.location.hash = stop.view;
+      if (stop && !live) void tourOnRecording(stop.recordedAt);
+      setTour(next);
+    },
+    [live],
+  );
   useEffect(() => {
     if (!on) return;
     const onKey = (e: KeyboardEvent) => {
@@ -175,7 +214,9 @@ export function PresentationMode() {
           </span>
         </p>
       ) : null}
-      {on && tour !== null ? <TourCard index={tour} go={go} close={() => setTour(null)} /> : null}
+      {on && tour !== null ? (
+        <TourCard index={tour} go={go} close={() => setTour(null)} live={live} setLive={setLive} />
+      ) : null}
     </>
   );
 }

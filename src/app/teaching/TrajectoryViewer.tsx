@@ -2,7 +2,7 @@
 // chosen tasks, and show every token coloured by class (prompt, skill, action head, argument, observation), the
 // environment's own rendering beside it, and on every action token the student's and the teacher's log-probs with
 // their difference g = log π_T − log π_θ as a heat map — where the two disagree, and how that closes with training.
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { TOKEN_CLASS_NAMES } from '../../core/env/types';
 import type { Split } from '../../core/env/types';
 import type { ProbeEpisode, ProbeToken } from '../../engine/trajectoryProbe';
@@ -80,7 +80,24 @@ function Episode({ e }: { e: ProbeEpisode }) {
   );
 }
 
-export function TrajectoryViewer({ held }: { held: boolean }) {
+/** What a sample asks for (the live run's channel and a recorded checkpoint's worker take the same). */
+export type SampleRequest = Parameters<typeof requestProbe>[0];
+
+/**
+ * `held`: whether sampling can run now. `sample`: where episodes come from — by default the held run's training
+ * worker; a recorded run's playback passes its checkpoint's sampler (`heading` then names the checkpoint).
+ */
+export function TrajectoryViewer({
+  held,
+  sample: sampleFrom = requestProbe,
+  heading = 'Trajectories at this point of the run',
+  extra = null,
+}: {
+  held: boolean;
+  sample?: (request: SampleRequest) => Promise<ProbeAnswer>;
+  heading?: string;
+  extra?: ReactNode;
+}) {
   const [split, setSplit] = useState<Split>('validation');
   const [tasks, setTasks] = useState('0, 1');
   const [seed, setSeed] = useState('0');
@@ -95,7 +112,7 @@ export function TrajectoryViewer({ held }: { held: boolean }) {
     setBusy(true);
     setError(null);
     try {
-      setAnswer(await requestProbe({ split, taskIndices: ids, seed: seedValue, teacherEpisodes: teacher }));
+      setAnswer(await sampleFrom({ split, taskIndices: ids, seed: seedValue, teacherEpisodes: teacher }));
     } catch (e) {
       setError(e instanceof Error ? e.message : String(e));
     } finally {
@@ -105,9 +122,10 @@ export function TrajectoryViewer({ held }: { held: boolean }) {
   return (
     <section className="trajectory-viewer" aria-label="trajectory viewer">
       <h3>
-        Trajectories at this point of the run <ExplainButton id="estimator" />
+        {heading} <ExplainButton id="estimator" />
       </h3>
       <div className="probe-controls">
+        {extra}
         <label>
           split <Select value={split} choices={PROBE_SPLITS} onChange={setSplit} />
         </label>
@@ -128,7 +146,12 @@ export function TrajectoryViewer({ held }: { held: boolean }) {
           <input type="checkbox" checked={teacher} onChange={(e) => setTeacher(e.currentTarget.checked)} /> also the
           teacher, with its skill
         </label>
-        <button type="button" disabled={!held || busy || ids === null} onClick={() => void sample()}>
+        <button
+          type="button"
+          data-testid="probe-sample"
+          disabled={!held || busy || ids === null}
+          onClick={() => void sample()}
+        >
           {busy ? 'Sampling…' : 'Sample trajectories'}
         </button>
         {!held ? <span className="muted">pause the run in the teacher or student stage to look inside</span> : null}

@@ -4,11 +4,15 @@
 // does not exist yet. Every claim about the run on screen is computed from that run (TourFacts); where the run has
 // not got there, the stop asks the class a question instead of asserting an outcome.
 
+import { frameOf, lastFrame, type PlaybackTimeline } from '../../core/runLog/runPlayback';
+
 export interface TourFacts {
   /** the run's preset name (config.name), or null before any run */
   readonly preset: string | null;
   /** whether a run is starting, running, paused or stopping */
   readonly active: boolean;
+  /** whether the run on screen is a recording played back (not trained here) */
+  readonly recorded?: boolean;
   /** cos(∇ action loss, ∇ observation loss) at each measured SFT step, in step order */
   readonly cosine: readonly { readonly step: number; readonly value: number }[];
   /** S_T, the teacher's validation success as the run logged it (0–1), or null before the student stage */
@@ -33,7 +37,15 @@ export interface TourStop {
   readonly target: string;
   /** shown instead of a highlight while the target does not exist yet: what brings it */
   readonly waitFor: string;
+  /** where a recorded run's playhead goes at this stop (the tour runs on a recording by default, tourPlayback.ts) */
+  readonly recordedAt: RecordedMoment;
 }
+
+/**
+ * A moment of a recorded run: its start, the end of SFT, the first student step, half-way to the retirement, the
+ * retirement itself (the trigger step; the end when the teacher never retired), the end.
+ */
+export type RecordedMoment = 'start' | 'sft-end' | 'student-start' | 'before-retirement' | 'retirement' | 'end';
 
 /** A signed number as the class reads it off a chart: −0.10, +0.17. */
 export const signed = (x: number, digits = 2): string => `${x < 0 ? '−' : '+'}${Math.abs(x).toFixed(digits)}`;
@@ -79,12 +91,15 @@ export const TOUR: readonly TourStop[] = [
     text: (f) =>
       (f.active
         ? `A ${f.preset ?? ''} run is going. `
-        : 'Pick the retire-shell preset and press Start (or Space in presentation mode). ') +
+        : f.recorded
+          ? `This is a recording of ${f.preset ?? 'a run'}: the tour moves its playhead (untick “recording” on this card to train it live instead). `
+          : 'Pick the retire-shell preset and press Start (or Space in presentation mode). ') +
       'Everything runs in this tab: demonstrations → SFT → a teacher that sees a skill → the student with GRPO + ' +
       'λ·OPD, whose teacher retires.',
     view: 'train',
     target: '.run-controls',
     waitFor: 'The run controls appear once the presets are loaded.',
+    recordedAt: 'start',
   },
   {
     title: '2 · Demonstrations and SFT',
@@ -95,6 +110,7 @@ export const TOUR: readonly TourStop[] = [
     view: 'train',
     target: '[data-testid="train-grad-cosine"]',
     waitFor: 'The cosine chart fills during SFT.',
+    recordedAt: 'sft-end',
   },
   {
     title: '3 · The teacher',
@@ -108,6 +124,7 @@ export const TOUR: readonly TourStop[] = [
     view: 'train',
     target: '[aria-label="run status"]',
     waitFor: 'Start a run: its status line shows the stage it is in.',
+    recordedAt: 'student-start',
   },
   {
     title: '4 · The student under the gate',
@@ -119,6 +136,7 @@ export const TOUR: readonly TourStop[] = [
     view: 'train',
     target: '[data-testid="train-window-mean"]',
     waitFor: 'The K̄ₘ chart fills in the student stage.',
+    recordedAt: 'before-retirement',
   },
   {
     title: '5 · ρ and η at each validation',
@@ -130,6 +148,7 @@ export const TOUR: readonly TourStop[] = [
     view: 'train',
     target: '[data-testid="train-alignment"]',
     waitFor: 'The ρ chart fills at the student stage’s validations.',
+    recordedAt: 'before-retirement',
   },
   {
     title: '6 · Retirement',
@@ -142,6 +161,7 @@ export const TOUR: readonly TourStop[] = [
     view: 'train',
     target: '.gate-inspector',
     waitFor: 'Wait for the student stage: the inspector appears with its first evaluated window.',
+    recordedAt: 'retirement',
   },
   {
     title: '7 · Inside a trajectory',
@@ -151,6 +171,7 @@ export const TOUR: readonly TourStop[] = [
     view: 'train',
     target: '.trajectory-viewer',
     waitFor: 'The trajectory viewer is there while a run is going: start one, then pause it in the student stage (P).',
+    recordedAt: 'retirement',
   },
   {
     title: '8 · Evaluation',
@@ -165,6 +186,7 @@ export const TOUR: readonly TourStop[] = [
     view: 'train',
     target: '[aria-label="run summary"]',
     waitFor: 'The summary appears when the run finishes.',
+    recordedAt: 'end',
   },
   {
     title: '9 · What if?',
@@ -174,5 +196,27 @@ export const TOUR: readonly TourStop[] = [
     view: 'replay',
     target: '.what-if',
     waitFor: 'Choose a log (or “Replay this run’s gate” under the run summary) and run the replay: the sliders appear.',
+    recordedAt: 'end',
   },
 ];
+
+/** The frame of a recorded run that shows `moment`. */
+export function momentFrame(t: PlaybackTimeline, moment: RecordedMoment): number {
+  const end = lastFrame(t);
+  const retirement = t.events.find((e) => e.type === 'retirement');
+  const trigger = retirement?.type === 'retirement' ? retirement.triggerStep : null;
+  switch (moment) {
+    case 'start':
+      return 0;
+    case 'sft-end':
+      return t.positions.reduce((f, p, i) => (p.stage === 'sft' ? i : f), 0);
+    case 'student-start':
+      return frameOf(t, 'student', 1);
+    case 'before-retirement':
+      return trigger === null ? Math.floor(end / 2) : frameOf(t, 'student', Math.floor(trigger / 2));
+    case 'retirement':
+      return trigger === null ? end : frameOf(t, 'student', trigger);
+    case 'end':
+      return end;
+  }
+}

@@ -24,6 +24,9 @@ import { StepButton } from '../teaching/StepButton';
 import { BackendBadge } from './BackendBadge';
 import { configFileReferenceErrors } from '../../core/experiment/fileReference';
 import { LiveEpisodeStrip } from './LiveEpisodeStrip';
+import { PlaybackBar } from './PlaybackBar';
+import { usePlayback } from './playbackStore';
+import { useRaceRecording } from './raceRecording';
 
 const BACKEND_LABELS: Record<BackendChoice, string> = {
   auto: 'auto',
@@ -204,13 +207,19 @@ function RunStatusLine() {
   const s = useRun((st) => st);
   // a stored run shown here while another tab trains it (runLocks.ts): read-only, redrawn as that tab goes on
   const remote = useRuns((r) => (s.recordId !== null && !isActive(s.status) ? r.elsewhere[s.recordId] : undefined));
+  const playback = usePlayback((p) => p.source?.label ?? null);
   if (s.status === 'idle') return <p className="muted">No run yet. Pause holds the run at the next step boundary.</p>;
   const pct = s.totalSteps > 0 ? Math.round((100 * s.step) / s.totalSteps) : 0;
   return (
     <div className="run-status" aria-label="run status">
       <span className={`badge ${remote ? 'running' : s.status}`} data-testid="run-status">
-        {remote ? 'running in another tab' : s.status}
+        {remote
+          ? 'running in another tab'
+          : playback
+            ? `playback${s.status === 'completed' ? ' (end)' : ''}`
+            : s.status}
       </span>
+      {playback ? <span className="muted">{playback}</span> : null}
       {remote ? (
         <span className="muted" data-testid="run-remote-step">
           {remote.stage} {remote.step}/{remote.totalSteps} (read-only here)
@@ -251,6 +260,11 @@ function RunCharts() {
   const steps = useRun((s) => s.steps);
   const cfg = useRun((s) => s.config);
   const retirement = useRun((s) => s.retirement);
+  // a live run that trains what a shipped recording trained races it (the recording drawn faintly behind)
+  const race = useRaceRecording(
+    cfg,
+    usePlayback((p) => p.source === null),
+  );
   // while the run goes, the charts redraw at most once a second, in a transition (React renders them in slices
   // between other work instead of one long task); a held or finished run shows its last state at once
   const training = useRun((s) => s.status === 'running' || s.status === 'starting' || s.status === 'pausing');
@@ -273,13 +287,16 @@ function RunCharts() {
   const lines = useMemo(
     () => ({
       success: [
+        ...(race
+          ? [{ name: `recording (${race.arm})`, points: race.validationSuccess, color: '#d1d5db', dots: false }]
+          : []),
         { name: 'rollout', points: series.rolloutSuccess, color: '#0891b2', dots: false },
         { name: 'validation', points: series.validationSuccess, color: '#111827' },
       ],
       entropy: [{ name: 'entropy', points: series.entropy, color: '#db2777', dots: false }],
       cosine: [{ name: 'cosine', points: series.gradientCosine, color: '#ea580c' }],
     }),
-    [series],
+    [series, race],
   );
   return (
     <div className="charts" aria-label="training charts">
@@ -344,6 +361,7 @@ export function TrainView() {
         λ·OPD, whose teacher retires when ρ ≤ δ and η ≥ γ. Everything runs in a Web Worker in this tab.
       </p>
       <RunControls />
+      <PlaybackBar />
       <StepButton />
       <KnobExplainers />
       <RunStatusLine />
