@@ -122,11 +122,11 @@ describe('the shipped recordings', () => {
         const g = config.student.gate;
         const result = replayGate([{ name: `${arm}/metrics.jsonl`, text: files['metrics.jsonl'] ?? '' }], {
           gate: {
-            teacher_performance: run.summary!.teacherPerformance!,
-            window_size: g.windowSize,
-            alignment_threshold: g.alignmentThreshold,
-            competence_threshold: g.competenceThreshold,
-            denominator_epsilon: g.denominatorEpsilon,
+            teacherPerformance: run.summary!.teacherPerformance!,
+            windowSize: g.windowSize,
+            alignmentThreshold: g.alignmentThreshold,
+            competenceThreshold: g.competenceThreshold,
+            denominatorEpsilon: g.denominatorEpsilon,
           },
           schedule: schedule as (typeof REPLAY_SCHEDULES)[number],
         });
