@@ -47,10 +47,13 @@ describe('wasm Adam step', () => {
       const vars = SHAPES.map((s, i) => tf.variable(tf.tensor(init[i] as Float32Array, s), true, `${tag}_${i}`));
       const kernels: number[] = [];
       for (const step of grads) {
-        const named = Object.fromEntries(vars.map((v, i) => [v.name, tf.tensor(step[i] as Float32Array, v.shape)]));
+        const named: { name: string; tensor: tf.Tensor }[] = vars.map((v, i) => ({
+          name: v.name,
+          tensor: tf.tensor(step[i] as Float32Array, v.shape),
+        }));
         const { kernels: k } = await countKernels(() => opt.applyGradients(named));
         kernels.push(k.total);
-        tf.dispose(Object.values(named));
+        tf.dispose(named.map((x) => x.tensor));
       }
       const weights = await opt.getWeights();
       const out = [

@@ -61,6 +61,8 @@ export interface UpdateRequest {
 
 export interface UpdateResult {
   metrics: Record<string, number>;
+  /** ms of the frozen teacher's forward pass (0 when it did not run); the rest of the call is the update */
+  teacherForwardMs: number;
   /** g_k when the teacher ran, else null */
   gap: number | null;
 }
@@ -87,8 +89,11 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
   let refLP: tf.Tensor | null = null;
   const inject = (term: string, x: tf.Scalar): tf.Scalar =>
     req.injectNonFinite === term ? (tf.mul(x, NaN) as tf.Scalar) : x;
+  let teacherForwardMs = 0;
   try {
     if (req.opd) {
+      // synchronous kernels on wasm and cpu; on webgpu this is dispatch time (the GPU work lands in the update)
+      const tf0 = performance.now();
       const out = teacherOnStudentTargets(
         req.opd.teacher,
         student,
@@ -98,6 +103,7 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
       );
       teacherLP = out.logProbs;
       teacherLogits = out.logits;
+      teacherForwardMs = performance.now() - tf0;
     }
     if (grpo.klBeta > 0 && req.reference) {
       const ref = req.reference;
@@ -174,7 +180,7 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
       m[METRIC.opdRatioMean] = host['opd/ratioMean'] as number;
     }
     const gap = host['opd/gap'];
-    return { metrics: m, gap: gap === undefined ? null : gap };
+    return { metrics: m, teacherForwardMs, gap: gap === undefined ? null : gap };
   } finally {
     disposeTensors(t);
     old.dispose();
