@@ -13,8 +13,8 @@ export const MASKED = -1e9;
  * Matrix products that are fast on every backend. tfjs-wasm 4.22's stock BatchMatMul runs only the plain 2-D,
  * non-transposed product through XNNPACK; the lab replaces that kernel on wasm (wasmBatchMatMul.ts) by one that
  * runs every slice of a batched or transposed product through XNNPACK inside ONE kernel, so attention's
- * [B·H, T, d] products need no unstacking. The 2-D products of linear() still use explicit transposes on wasm
- * (one Transpose kernel of the weight rather than one per call in the replacement kernel's scratch).
+ * [B·H, T, d] products need no unstacking. The 2-D products of linear() keep their explicit Transpose kernels on
+ * wasm, as before (the replacement kernel would copy a transposed [8128, 64] activation in JS instead).
  */
 const isWasm = (): boolean => tf.getBackend() === 'wasm';
 
