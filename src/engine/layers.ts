@@ -10,72 +10,21 @@ const LAYER_NORM_EPSILON = 1e-5;
 export const MASKED = -1e9;
 
 /**
- * Matrix products that are fast on every backend. tfjs-wasm runs only the plain 2-D, non-transposed matMul through
- * XNNPACK; a transposed or batched matMul takes a reference loop that is 5–25× slower (measured in Node:
- * [8128,64]ᵀ·[8128,256] 331 ms vs 28 ms with an explicit transpose; 256 batched [127,16]·[16,127] 215 ms vs 45 ms
- * as 256 separate 2-D products). So on wasm, transposes are explicit Transpose kernels and large batched
- * products are unstacked into 2-D ones; other backends use their native batched/transposed kernels. Gradients go
- * through the same fast paths.
+ * Matrix products that are fast on every backend. tfjs-wasm 4.22's stock BatchMatMul runs only the plain 2-D,
+ * non-transposed product through XNNPACK; the lab replaces that kernel on wasm (wasmBatchMatMul.ts) by one that
+ * runs every slice of a batched or transposed product through XNNPACK inside ONE kernel, so attention's
+ * [B·H, T, d] products need no unstacking. The 2-D products of linear() keep their explicit Transpose kernels on
+ * wasm, as before (the replacement kernel would copy a transposed [8128, 64] activation in JS instead).
  */
 const isWasm = (): boolean => tf.getBackend() === 'wasm';
 
-/** per-slice multiply-adds above which a batched product is unstacked on wasm */
-const UNSTACK_MIN_WORK = 16384;
-
-function swapLast2(x: tf.Tensor): tf.Tensor {
-  const r = x.rank;
-  const perm = [...Array(r).keys()];
-  perm[r - 2] = r - 1;
-  perm[r - 1] = r - 2;
-  return tf.transpose(x, perm);
-}
-
-/** a [..., M, K] @ b [..., K, N] with equal batch dims, no transposes, forward only */
-function plainMatMul(a: tf.Tensor, b: tf.Tensor): tf.Tensor {
-  if (!isWasm() || a.rank === 2) return tf.matMul(a, b);
-  const M = a.shape[a.rank - 2] as number;
-  const K = a.shape[a.rank - 1] as number;
-  const N = b.shape[b.rank - 1] as number;
-  const batchShape = a.shape.slice(0, -2);
-  const n = batchShape.reduce((x, y) => x * y, 1);
-  if (n === 1) return tf.reshape(tf.matMul(tf.reshape(a, [M, K]), tf.reshape(b, [K, N])), [...batchShape, M, N]);
-  if (M * K * N < UNSTACK_MIN_WORK) return tf.matMul(a, b);
-  // XNNPACK packs the right operand per call: when it is the larger one, compute (bᵀ·aᵀ)ᵀ instead
-  const flip = N > M;
-  const a3 = tf.reshape(a, [n, M, K]);
-  const b3 = tf.reshape(b, [n, K, N]);
-  const as = tf.unstack(flip ? tf.transpose(b3, [0, 2, 1]) : a3);
-  const bs = tf.unstack(flip ? tf.transpose(a3, [0, 2, 1]) : b3);
-  const prod = tf.stack(as.map((x, i) => tf.matMul(x as tf.Tensor2D, bs[i] as tf.Tensor2D)));
-  return tf.reshape(flip ? tf.transpose(prod, [0, 2, 1]) : prod, [...batchShape, M, N]);
-}
-
-/** differentiable plainMatMul whose backward pass also uses only plain products and explicit transposes */
-const plainMatMulGrad = tf.customGrad(((a: tf.Tensor, b: tf.Tensor, save: tf.GradSaveFunc) => {
-  save([a, b]);
-  return {
-    value: plainMatMul(a, b),
-    gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
-      const [sa, sb] = saved as [tf.Tensor, tf.Tensor];
-      return [plainMatMul(dy, swapLast2(sb)), plainMatMul(swapLast2(sa), dy)];
-    },
-  };
-}) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (a: tf.Tensor, b: tf.Tensor) => tf.Tensor;
-
 /**
  * op(a) @ op(b) for rank ≥ 2 with equal batch dims (no batch broadcasting: tfjs pairs [B,1]·[B,H] wrongly), where
- * op transposes the last two axes when the flag is set. Differentiable on every backend.
+ * op transposes the last two axes when the flag is set. Differentiable on every backend (tfjs's own gradient,
+ * whose transposed products the wasm replacement kernel also takes).
  */
 export function matMul<T extends tf.Tensor>(a: T, b: tf.Tensor, transposeA = false, transposeB = false): T {
-  if (!isWasm()) return tf.matMul(a, b, transposeA, transposeB) as T;
-  if (a.rank > 2) {
-    // small per-slice products (e.g. one decode step) stay in one batched kernel that transposes natively
-    const M = a.shape[transposeA ? a.rank - 1 : a.rank - 2] as number;
-    const K = a.shape[transposeA ? a.rank - 2 : a.rank - 1] as number;
-    const N = b.shape[transposeB ? b.rank - 2 : b.rank - 1] as number;
-    if (M * K * N < UNSTACK_MIN_WORK) return tf.matMul(a, b, transposeA, transposeB) as T;
-  }
-  return plainMatMulGrad(transposeA ? swapLast2(a) : a, transposeB ? swapLast2(b) : b) as T;
+  return tf.matMul(a, b, transposeA, transposeB) as T;
 }
 
 /** x @ w + b with the bias fused into the matMul kernel. x [rows, in], w [in, out], b [out] → [rows, out] */

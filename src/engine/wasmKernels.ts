@@ -5,6 +5,8 @@
 // Same semantics (float32/int32/bool); string tensors fall back to the stock kernel.
 // The stock OneHot ignores dtype 'float32' and writes int32 bit patterns into the float buffer (1 reads as 1.4e-45).
 import * as tf from '@tensorflow/tfjs';
+import { wasmAdamKernelConfig } from './wasmAdam';
+import { batchMatMulKernel } from './wasmBatchMatMul';
 
 type TypedArray = Float32Array | Int32Array | Uint8Array;
 interface WasmBackendLike {
@@ -58,7 +60,7 @@ function sliceInto(
 
 let installed = false;
 
-/** Replaces the wasm Slice, SplitV and Unpack kernels (idempotent). Call after the wasm backend is registered. */
+/** Replaces the wasm Slice, SplitV, Unpack, OneHot and BatchMatMul kernels (idempotent). Call after the wasm backend is registered. */
 export function installWasmKernelFixes(): void {
   if (installed) return;
   const stock = (name: string): tf.KernelConfig => {
@@ -70,6 +72,7 @@ export function installWasmKernelFixes(): void {
   const splitV = stock('SplitV');
   const unpack = stock('Unpack');
   const oneHot = stock('OneHot');
+  const batchMatMul = stock('BatchMatMul');
   const replace = (base: tf.KernelConfig, kernelFunc: tf.KernelFunc): void => {
     tf.unregisterKernel(base.kernelName, 'wasm');
     tf.registerKernel({ ...base, kernelFunc });
@@ -138,5 +141,9 @@ export function installWasmKernelFixes(): void {
     }
     return out;
   });
+  // one kernel for a whole batched/transposed product, every slice through XNNPACK (wasmBatchMatMul.ts)
+  replace(batchMatMul, batchMatMulKernel(batchMatMul.kernelFunc));
+  // one kernel per variable for an Adam step, bit-identical to tfjs's composed update (wasmAdam.ts)
+  tf.registerKernel(wasmAdamKernelConfig);
   installed = true;
 }

@@ -9,7 +9,7 @@ import { PolicyModel } from '../../src/engine/model';
 import { makeModelConfig } from '../../src/engine/modelConfig';
 import { SeededRandom } from '../../src/engine/sampling';
 
-// T = 32 and head width 16 make the attention products large enough for the wasm unstacked path
+// T = 32 and head width 16 make the attention products large enough for the wasm replacement BatchMatMul kernel
 const config = makeModelConfig('small', { vocabSize: 21, contextTokens: 40, width: 32, heads: 2, layers: 2, mlp: 48 });
 const B = 3;
 const T = 32;
@@ -40,7 +40,7 @@ async function run(backend: BackendName): Promise<Result> {
     return out;
   } finally {
     m.dispose();
-    // forward + gradient paths (incl. wasm's unstacked products and custom gradients) leave nothing behind
+    // forward + gradient paths (incl. the wasm replacement kernels and custom gradients) leave nothing behind
     expect(tf.memory().numTensors).toBe(tensorsBefore);
   }
 }

@@ -1,5 +1,5 @@
 // The finished run's key numbers (summary.json's content): test success, pass@k, S_T, the gate's outcome and the
-// step time before and after the teacher retired.
+// step time before and after the teacher retired, and where a step's time goes (StepTimeBar.tsx).
 import { handToReplay } from '../replay/replayInbox';
 import { metricsJsonl, replaySettingsFor } from './runExport';
 import { useState } from 'react';
@@ -9,6 +9,7 @@ import { saveBlob, saveText } from '../runs/download';
 import { verlSnippet } from '../runs/verlSnippet';
 import { isActive } from './liveRunState';
 import { runStore, useRun } from './liveRun';
+import { StepTimeBar } from './StepTimeBar';
 
 /** The run as the CLI's run folder (zip): config, every stage's metrics, events, summary, checkpoints. */
 async function downloadRunFolder(): Promise<void> {
@@ -122,6 +123,7 @@ export function RunSummaryPanel() {
           {s.wallSeconds.toFixed(1)} s · {s.backend}
         </dd>
       </dl>
+      <StepTimeBar />
       <RunExport />
     </section>
   );

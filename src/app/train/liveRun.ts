@@ -3,6 +3,10 @@ import { useStore } from 'zustand';
 import type { WorkerLike } from '../worker/protocol';
 import { createRunStore } from './liveRunStore';
 import { trainingWorkerName } from '../worker/workerThreads';
+import { calibrateWasmThreads } from '../worker/threadCalibration';
+
+// the wasm thread count is measured at start-up, before the first run normally begins (threadCalibration.ts)
+if (typeof Worker !== 'undefined') void calibrateWasmThreads();
 
 /** A new training worker (this module's `new URL` is the one Vite bundles the worker from). */
 export const newTrainingWorker = (): WorkerLike =>

@@ -1,5 +1,7 @@
 // How many wasm threads a training worker takes, carried in its name (`retirelab-trainer threads=N`, read by
-// trainingWorker.ts): every core, or an equal share of them while a queue runs two runs at a time.
+// trainingWorker.ts): the start-up calibration's choice (threadCalibration.ts) once it has one, else every core; an
+// equal share of the cores while a queue runs two runs at a time.
+import { threadCalibration } from './threadCalibration';
 const cores = typeof navigator !== 'undefined' ? navigator.hardwareConcurrency || 1 : 1;
 let lanes = 1;
 
@@ -10,7 +12,9 @@ export function shareCores(runs: number): void {
 
 /** The name to give the next training worker. */
 export function trainingWorkerName(): string {
-  return lanes > 1 ? `retirelab-trainer threads=${Math.max(1, Math.floor(cores / lanes))}` : 'retirelab-trainer';
+  if (lanes > 1) return `retirelab-trainer threads=${Math.max(1, Math.floor(cores / lanes))}`;
+  const c = threadCalibration();
+  return c ? `retirelab-trainer threads=${c.chosen}` : 'retirelab-trainer';
 }
 
 /** The logical cores of this machine (navigator.hardwareConcurrency). */

@@ -38,6 +38,18 @@ export const METRIC = {
   testRewardMean: 'test/reward_mean',
   timeStepMs: 'time/step_ms',
   timeValidationMs: 'time/validation_ms',
+  // where a training step's time goes, in seconds per step (verl's timing_s/gen, timing_s/ref, timing_s/update_actor,
+  // timing_s/testing, timing_s/save_checkpoint), and throughput. Under time/ so that every pin and run comparison
+  // that drops wall-clock fields drops them too. timeCheckpointS is the checkpoint written after the PREVIOUS step
+  // (the step's line is emitted before its own checkpoint is written).
+  timeRolloutS: 'time/rollout_s',
+  timeTeacherForwardS: 'time/teacher_forward_s',
+  timeUpdateS: 'time/update_s',
+  timeValidationS: 'time/validation_s',
+  timeCheckpointS: 'time/checkpoint_s',
+  /** sampled (generated) tokens per second of the whole step */
+  timeTokensPerS: 'time/tokens_per_s',
+  timeStepsPerS: 'time/steps_per_s',
   // SFT (ActObs / ActionSFT)
   sftLoss: 'sft/loss',
   sftActionCe: 'sft/action_ce',

@@ -3,9 +3,10 @@
 //   'RetireAdamUpdate' p, m', v', 1 − β1^t, 1 − β2^t (scalars) → p − lr · (m'/(1−β1^t)) / (√(v'/(1−β2^t)) + ε)
 // term for term tfjs's AdamOptimizer.applyGradients (same constants, same order), so the state is the same objects:
 // the moment variables, accBeta1/accBeta2 and the iteration count live where tfjs keeps them, and getWeights /
-// setWeights / ../optimizer.ts getAdamState / setAdamState (the checkpoint format) are unchanged. On every other
-// backend (and on webgpu with the fused kernels turned off) applyGradients IS tfjs's, so runs and resumes there
-// stay bit-identical to tf.train.adam.
+// setWeights / ../optimizer.ts getAdamState / setAdamState (the checkpoint format) are unchanged. On wasm the step is
+// ONE kernel per variable (../wasmAdam.ts, bit-identical to tfjs's 14). On every other backend (and on webgpu with
+// the fused kernels turned off) applyGradients IS tfjs's, so runs and resumes there stay bit-identical to
+// tf.train.adam.
 //
 // Not a flat-buffer Adam: the lab's parameters are separate tfjs variables, and a WGSL program binds at most 8
 // storage buffers with one output, so one dispatch per step over all parameters would need the model to keep its
@@ -13,6 +14,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { useFusedKernels } from './kernelSwitch';
 import { asWebgpuBackend, flatProgram, type UniformValue } from './webgpuProgram';
+import { WASM_ADAM_KERNEL } from '../wasmAdam';
 
 const ADAM_MOMENT_KERNEL = 'RetireAdamMoment';
 const ADAM_UPDATE_KERNEL = 'RetireAdamUpdate';
@@ -99,7 +101,8 @@ interface AdamInternals {
  */
 export class WebgpuAdamOptimizer extends tf.AdamOptimizer {
   override applyGradients(variableGradients: Parameters<tf.AdamOptimizer['applyGradients']>[0]): void {
-    if (!useFusedKernels()) {
+    const wasm = tf.getBackend() === 'wasm' && tf.getKernel(WASM_ADAM_KERNEL, 'wasm') !== undefined;
+    if (!wasm && !useFusedKernels()) {
       super.applyGradients(variableGradients);
       return;
     }
@@ -135,6 +138,24 @@ export class WebgpuAdamOptimizer extends tf.AdamOptimizer {
         if (g == null) return;
         const m = (self.accumulatedFirstMoment[i] as OptimizerVariable).variable;
         const v = (self.accumulatedSecondMoment[i] as OptimizerVariable).variable;
+        if (wasm) {
+          // one kernel: the same float32 operations as tfjs's 14 (../wasmAdam.ts), so bit-identical
+          const attrs = {
+            beta1: this.beta1,
+            beta2: this.beta2,
+            learningRate: this.learningRate,
+            epsilon: this.epsilon,
+          };
+          const [newM, newV, newP] = engine.runKernel(
+            WASM_ADAM_KERNEL,
+            { p: value, m, v, g, c1, c2 },
+            attrs,
+          ) as tf.Tensor[];
+          m.assign(newM as tf.Tensor);
+          v.assign(newV as tf.Tensor);
+          value.assign(newP as tf.Tensor);
+          return;
+        }
         const newM = engine.runKernel(ADAM_MOMENT_KERNEL, { m, g }, { beta: this.beta1, square: false }) as tf.Tensor;
         const newV = engine.runKernel(ADAM_MOMENT_KERNEL, { m: v, g }, { beta: this.beta2, square: true }) as tf.Tensor;
         m.assign(newM);

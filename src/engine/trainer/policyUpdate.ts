@@ -67,6 +67,8 @@ export interface UpdateRequest {
 
 export interface UpdateResult {
   metrics: Record<string, number>;
+  /** ms of the frozen teacher's forward pass (0 when it did not run); the rest of the call is the update */
+  teacherForwardMs: number;
   /** g_k when the teacher ran, else null */
   gap: number | null;
 }
@@ -93,11 +95,14 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
   let refLP: tf.Tensor | null = null;
   const inject = (term: string, x: tf.Scalar): tf.Scalar =>
     req.injectNonFinite === term ? (tf.mul(x, NaN) as tf.Scalar) : x;
+  let teacherForwardMs = 0;
   try {
     // once per rollout, on the whole batch: the teacher's and the reference's log-probs of the sampled tokens
     // (fixed targets, like log π_old), and the gap g_k the gate observes
     let gap: number | null = null;
     if (req.opd) {
+      // synchronous kernels on wasm and cpu; on webgpu this is dispatch time (the GPU work lands in the update)
+      const tf0 = performance.now();
       const out = teacherOnStudentTargets(
         req.opd.teacher,
         student,
@@ -107,6 +112,7 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
       );
       teacherLP = out.logProbs;
       teacherLogits = out.logits;
+      teacherForwardMs = performance.now() - tf0;
       const gapT = opdGap(teacherLP, old, t.targetClasses);
       gap = (await readStats({ gap: gapT })).gap;
       gapT.dispose();
@@ -195,7 +201,7 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
     }
     const m = pooled.metrics();
     m[METRIC.criticFracRewardZeroStd] = adv.fracRewardZeroStd;
-    return { metrics: m, gap };
+    return { metrics: m, teacherForwardMs, gap };
   } finally {
     disposeTensors(t);
     old.dispose();

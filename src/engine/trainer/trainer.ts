@@ -108,6 +108,8 @@ export class Trainer {
   private evaluation: EvaluationStageResult | null = null;
   private runStartMs = 0;
   private wallAtStart = 0;
+  /** ms of periodic checkpoints not yet reported on a step line (StageContext.takeCheckpointMs) */
+  private checkpointMs = 0;
 
   private readonly stages: Stage[] = [
     { name: 'demonstrations', steps: () => 0, run: async (ctx) => void demonstrationsOf(ctx) },
@@ -260,6 +262,11 @@ export class Trainer {
       newModel: (name) => new PolicyModel(this.modelConfig, modelInitSeed(this.cfg.seed), name),
       openOptimizer: (policy, lr, from) => this.openOptimizer(policy, lr, from),
       afterStep: (step) => this.afterStep(step),
+      takeCheckpointMs: () => {
+        const ms = this.checkpointMs;
+        this.checkpointMs = 0;
+        return ms;
+      },
       stopPoint: () => this.stopPoint(),
       liveEpisode: (stage, step, tasks, rollout, teacherActive) =>
         this.liveEpisode(stage, step, tasks, rollout, teacherActive),
@@ -307,7 +314,11 @@ export class Trainer {
     this.state.step = step;
     const every = this.cfg.runtime.checkpointEvery;
     await this.stopPoint();
-    if (every > 0 && step % every === 0) await this.checkpoint('periodic');
+    if (every > 0 && step % every === 0) {
+      const c0 = this.clock();
+      await this.checkpoint('periodic');
+      this.checkpointMs += this.clock() - c0;
+    }
   }
 
   private wallSeconds(): number {

@@ -15,6 +15,7 @@ import { stepSeed } from '../seeds';
 import { disposeTensors, packSequences, toTensors } from '../sequenceBatch';
 import { demonstrationsOf, type Demonstrations } from './demonstrations';
 import type { StageContext } from './stageContext';
+import { phaseMetrics } from '../../../core/runLog/stepPhases';
 import { METRIC } from '../../../core/runLog/metricKeys';
 
 /** A demonstration as an SFT update reads it: in the teacher's view, `prefix` is the task's skill segment. */
@@ -135,6 +136,9 @@ export async function runSft(ctx: StageContext, from: number): Promise<void> {
       seed: stepSeed(cfg.seed, 'sft', k, 'tasks'),
       injectNonFinite: ctx.injected('sft', k),
     });
+    const ms = ctx.clock() - t0;
+    const checkpointMs = ctx.takeCheckpointMs();
+    const phases = { rollout: 0, teacherForward: 0, update: ms, validation: 0, checkpoint: checkpointMs };
     const cosine = m[METRIC.sftGradCosine];
     if (cosine !== undefined && state.sft) state.sft.gradientCosineLast = cosine;
     ctx.emit({
@@ -142,7 +146,7 @@ export async function runSft(ctx: StageContext, from: number): Promise<void> {
       stage: 'sft',
       step: k,
       totalSteps: steps,
-      metrics: { step: k, ...m, [METRIC.timeStepMs]: ctx.clock() - t0 },
+      metrics: { step: k, ...m, [METRIC.timeStepMs]: ms, ...phaseMetrics(phases, ms + checkpointMs, 0) },
     });
     await ctx.afterStep(k);
   }

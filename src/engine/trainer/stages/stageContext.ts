@@ -56,6 +56,8 @@ export interface StageContext {
   ): void;
   /** After each completed step: the control hook (pause), a requested stop (checkpoint, then stop), periodic checkpoint. */
   afterStep(step: number): Promise<void>;
+  /** ms spent writing periodic checkpoints since the last call (then 0): the next step line's time/checkpoint_s */
+  takeCheckpointMs(): number;
   /** The stop hook alone, between parts of a stage that are not training steps (evaluation passes). */
   stopPoint(): Promise<void>;
   /** test hook: the loss term to make NaN at this step, if any */

@@ -11,6 +11,7 @@ import { rolloutMetrics } from '../rolloutMetrics';
 import type { StageContext } from './stageContext';
 import { trainingRollout, validationScore } from './stageRollouts';
 import { METRIC } from '../../../core/runLog/metricKeys';
+import { phaseMetrics } from '../../../core/runLog/stepPhases';
 
 /** The gate's settings (the public code's field names) from the config and the measured S_T. */
 export function gateConfigOf(ctx: StageContext): GateConfig {
@@ -37,7 +38,9 @@ export async function runStudent(ctx: StageContext, from: number): Promise<void>
     const wasRetired = schedule.retired;
     const plan = schedule.beginStep(k);
     const { tasks, rollout: r } = await trainingRollout(ctx, 'student', k, student, g);
+    const rolloutMs = ctx.clock() - t0;
     ctx.liveEpisode('student', k, tasks, r, plan.teacherNeeded);
+    const u0 = ctx.clock();
     const u = await policyUpdate({
       stage: 'student',
       step: k,
@@ -52,6 +55,7 @@ export async function runStudent(ctx: StageContext, from: number): Promise<void>
       reference: g.klBeta > 0 ? init : null,
       injectNonFinite: ctx.injected('student', k),
     });
+    const updateMs = ctx.clock() - u0;
     c.sampledTokens += r.sampledTokens;
     c.envSteps += r.envSteps;
     const line: MetricsLine = { step: k, ...rolloutMetrics(r), ...u.metrics };
@@ -88,6 +92,15 @@ export async function runStudent(ctx: StageContext, from: number): Promise<void>
     // training-step time without the validation rollout (the before/after-retirement comparison)
     const ms = ctx.clock() - t0 - validationMs;
     line[METRIC.timeStepMs] = ms;
+    const checkpointMs = ctx.takeCheckpointMs();
+    const phases = {
+      rollout: rolloutMs,
+      teacherForward: u.teacherForwardMs,
+      update: updateMs - u.teacherForwardMs,
+      validation: validationMs,
+      checkpoint: checkpointMs,
+    };
+    Object.assign(line, phaseMetrics(phases, ms + validationMs + checkpointMs, r.sampledTokens));
     if (plan.teacherNeeded) {
       c.msBefore += ms;
       c.stepsBefore++;

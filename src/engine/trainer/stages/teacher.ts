@@ -11,6 +11,7 @@ import { rolloutMetrics } from '../rolloutMetrics';
 import type { StageContext } from './stageContext';
 import { trainingRollout, validationScore } from './stageRollouts';
 import { METRIC } from '../../../core/runLog/metricKeys';
+import { phaseMetrics } from '../../../core/runLog/stepPhases';
 
 /** Steps this stage trains: none with a shipped teacher. */
 export function teacherSteps(ctx: StageContext): number {
@@ -35,7 +36,9 @@ export async function runTeacher(ctx: StageContext, from: number): Promise<void>
   for (let k = from + 1; k <= steps; k++) {
     const t0 = ctx.clock();
     const { tasks, rollout: r } = await trainingRollout(ctx, 'teacher', k, teacher, g);
+    const rolloutMs = ctx.clock() - t0;
     ctx.liveEpisode('teacher', k, tasks, r, true);
+    const u0 = ctx.clock();
     const u = await policyUpdate({
       stage: 'teacher',
       step: k,
@@ -50,12 +53,22 @@ export async function runTeacher(ctx: StageContext, from: number): Promise<void>
       reference: g.klBeta > 0 ? init : null,
       injectNonFinite: ctx.injected('teacher', k),
     });
+    const updateMs = ctx.clock() - u0;
+    const ms = ctx.clock() - t0;
+    const checkpointMs = ctx.takeCheckpointMs();
+    const phases = { rollout: rolloutMs, teacherForward: 0, update: updateMs, validation: 0, checkpoint: checkpointMs };
     ctx.emit({
       type: 'step',
       stage: 'teacher',
       step: k,
       totalSteps: steps,
-      metrics: { step: k, ...rolloutMetrics(r), ...u.metrics, [METRIC.timeStepMs]: ctx.clock() - t0 },
+      metrics: {
+        step: k,
+        ...rolloutMetrics(r),
+        ...u.metrics,
+        [METRIC.timeStepMs]: ms,
+        ...phaseMetrics(phases, ms + checkpointMs, r.sampledTokens),
+      },
     });
     await ctx.afterStep(k);
   }
