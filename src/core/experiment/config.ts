@@ -4,7 +4,7 @@
 // the defaults, and any key that is not in the schema is rejected with the list of valid keys at that level.
 import type { z } from 'zod';
 import { ConfigError } from '../errors';
-import { DEFAULT_CONFIG, savedConfigSchema, type ExperimentConfig } from './configSchema';
+import { DEFAULT_CONFIG, REMOVED_CONFIG_KEYS, savedConfigSchema, type ExperimentConfig } from './configSchema';
 import { parseDecimal, parseSeed } from './numberText';
 
 // The config's type and defaults, re-exported for their many importers.
@@ -34,6 +34,8 @@ function unknownKeyMessages(partial: unknown, defaults: unknown, prefix: string)
     const path = prefix ? `${prefix}.${k}` : k;
     if (FORBIDDEN_KEYS.has(k)) {
       out.push(`key "${path}" is not allowed (a JavaScript prototype name, never a config key)`);
+    } else if (Object.hasOwn(REMOVED_CONFIG_KEYS, path)) {
+      out.push(`key "${path}" ${REMOVED_CONFIG_KEYS[path]}`);
     } else if (!Object.hasOwn(defaults, k)) {
       out.push(
         `unknown key "${path}" (valid keys${prefix ? ` under "${prefix}"` : ''}: ${Object.keys(defaults).join(', ')})`,

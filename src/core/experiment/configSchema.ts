@@ -303,6 +303,16 @@ export const SAVED_CONFIG_FALLBACKS: Readonly<Record<string, unknown>> = {
   'teacher.sftSteps': 0,
 };
 
+/**
+ * Keys the lab once had and no longer trains, with what a user should do instead. A config (or a saved run's config)
+ * that still sets one is refused with this text rather than as an unknown key: the run it describes used a recipe the
+ * lab cannot reproduce, so it can be viewed and compared but not continued.
+ */
+export const REMOVED_CONFIG_KEYS: Readonly<Record<string, string>> = {
+  'sft.skillViewFraction':
+    "was removed: the student's SFT now sees only skill-free demonstrations, and an in-run teacher gets its own skill-view SFT (teacher.sftSteps). A run made with it cannot be continued; view or compare it, or start a new run without the key",
+};
+
 const dotted = (prefix: string, key: string): string => (prefix ? `${prefix}.${key}` : key);
 
 /** The default of every leaf of `schema`, as a tree (each leaf must carry a `.default`). */

@@ -45,6 +45,15 @@ describe('experiment config', () => {
     expect(msg).toContain('windowSize, alignmentThreshold, competenceThreshold, denominatorEpsilon');
   });
 
+  it("refuses a saved run's removed key with what to do instead, not as an unknown key", () => {
+    const saved = structuredClone(DEFAULT_CONFIG) as unknown as { sft: Record<string, unknown> };
+    saved.sft.skillViewFraction = 0.5;
+    const [msg] = messagesOf(() => validateConfig(saved, 'run/config.json'));
+    expect(msg).toContain('key "sft.skillViewFraction" was removed');
+    expect(msg).toContain('teacher.sftSteps');
+    expect(msg).not.toContain('unknown key');
+  });
+
   it('names the field and the expectation for out-of-range and mistyped values', () => {
     const msgs = messagesOf(() =>
       resolveConfig({ student: { lambdaOpd: -1, gate: { windowSize: 2.5 } }, env: { name: 'moon' } }),
