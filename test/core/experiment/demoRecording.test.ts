@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { applyOverrides } from '../../../src/core/experiment/config';
 import { loadPreset } from '../../../src/core/experiment/preset';
+import { demoStorySentence } from '../../../src/core/experiment/demoStory';
+import type { RunSummary } from '../../../src/core/experiment/summary';
 import {
   DEMO_ARMS,
   DEMO_FOLDER,
@@ -80,6 +82,27 @@ describe('the shipped recordings', () => {
       DEMO_SEED,
     );
     expect(manifest!.arms.map((a) => a.preset)).toEqual([...DEMO_ARMS]);
+  });
+
+  it('are quoted at their real size in the README and the teaching guide', () => {
+    const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
+    const total = mb(manifest!.totalBytes);
+    for (const doc of ['README.md', 'docs/teaching.md'])
+      expect(read(join(ROOT, doc)), `${doc} should quote the recordings' total, ${total}`).toContain(`${total}`);
+    const perArm = manifest!.arms.map((a) => `${a.preset} ${mb(a.files.reduce((n, f) => n + f.bytes, 0))}`);
+    for (const quote of perArm) expect(read(join(ROOT, 'docs/teaching.md'))).toContain(quote);
+  });
+
+  it("are quoted with the Overview's own sentence in the teaching guide", () => {
+    const summary = (arm: string) => JSON.parse(read(join(DEMO, arm, 'summary.json')) ?? 'null') as RunSummary;
+    const sentence = demoStorySentence({
+      retire: summary('retire-shell'),
+      opd: summary('opd-shell'),
+      grpo: summary('grpo-shell'),
+    });
+    // the guide wraps lines: compare with runs of white space collapsed
+    const guide = (read(join(ROOT, 'docs/teaching.md')) ?? '').replace(/\s+/g, ' ');
+    expect(guide, `docs/teaching.md should quote the recordings' sentence: ${sentence}`).toContain(sentence);
   });
 
   for (const arm of DEMO_ARMS) {
