@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { RunFolderError, UserError } from '../src/core/errors';
 import { applyOverrides } from '../src/core/experiment/config';
+import { tuningSeedWarning } from '../src/core/experiment/seedProtocol';
 import { parseSeed } from '../src/core/experiment/numberText';
 import { configKeyTable, type ConfigKeyInfo } from '../src/core/experiment/configSchema';
 import { NODE_BACKEND_NAMES } from '../src/core/methodVocabulary';
@@ -117,6 +118,8 @@ async function experiment(argv: string[], io: CliIo): Promise<number> {
       }
       if (values.backend !== undefined) sets.push(`runtime.backend=${values.backend}`);
       config = applyOverrides(preset.config, sets);
+      const heldOut = tuningSeedWarning([config.seed]);
+      if (heldOut) io.stderr(`warning: ${heldOut}\n`);
       if (values['export-teacher'] !== undefined && values['export-teacher'] === values.out)
         throw new RunFolderError('--export-teacher must name another folder than --out');
       // everything that can be refused is refused before the run folder exists

@@ -9,6 +9,7 @@
 // Exit codes: 0 all runs completed; 1 some run failed or was interrupted; 2 user error.
 import { join } from 'node:path';
 import { UserError } from '../src/core/errors';
+import { tuningSeedWarning } from '../src/core/experiment/seedProtocol';
 import { parseSeed } from '../src/core/experiment/numberText';
 import { applyOverrides } from '../src/core/experiment/config';
 import { NODE_BACKEND_NAMES } from '../src/core/methodVocabulary';
@@ -47,11 +48,17 @@ function parseValue(raw: string): unknown {
 }
 
 /** The command in-process: returns the exit code; user errors are reported to `io` as one line. */
-export function main(argv: string[], io: CliIo = processIo): Promise<number> {
-  return runCommand('sweep', sweep, argv, io);
+export function main(argv: string[], io: CliIo = processIo, options: SweepOptions = {}): Promise<number> {
+  return runCommand('sweep', (a, i) => sweep(a, i, options), argv, io);
 }
 
-async function sweep(argv: string[], io: CliIo): Promise<number> {
+/** How the sweep was started: by a user tuning (the default), or by `npm run protocol --run` (cli/protocol.ts). */
+export interface SweepOptions {
+  /** the protocol's held-out run: reporting seeds are expected, no tuning warning */
+  heldOut?: boolean;
+}
+
+async function sweep(argv: string[], io: CliIo, options: SweepOptions = {}): Promise<number> {
   const { values } = parseFlags(argv, {
     preset: { type: 'string' },
     presets: { type: 'string' },
@@ -95,6 +102,8 @@ async function sweep(argv: string[], io: CliIo): Promise<number> {
     });
     if (new Set(seeds).size !== seeds.length) throw new UserError(`--seeds: a seed appears twice in "${shown}"`);
   }
+  const heldOut = options.heldOut ? null : tuningSeedWarning(seeds);
+  if (heldOut) io.stderr(`warning: ${heldOut}\n`);
   let spec: SweepSpec;
   let runs: SweepRun[];
   let axes: Record<string, unknown[]> = preset.sweep?.axes ?? {};

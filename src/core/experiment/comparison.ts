@@ -1,6 +1,7 @@
 // Comparing finished runs: each run's validation curve and yardstick (steps to 0.9·S_T), and the comparison table of
 // a sweep — mean ± 95% CI per configuration over seeds — as `npm run sweep` writes comparison.md and the tab's compare
 // view shows it (both call this code, so they agree to the digit on the same runs).
+import { studentTQuantile } from './seedStatistics';
 import type { RunSummary } from './summary';
 import { METRIC } from '../runLog/metricKeys';
 
@@ -78,13 +79,16 @@ export interface ComparisonRow {
   } | null;
 }
 
-/** two-sided 97.5 % quantiles of Student's t for 1..10 degrees of freedom; 1.96 beyond */
+/**
+ * two-sided 97.5 % quantiles of Student's t for 1..10 degrees of freedom, to the 3 decimals the tables were built
+ * with; beyond 10 computed (seedStatistics.ts: t_{0.975, 11} = 2.201, not the normal 1.96)
+ */
 const T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228];
 
 /** half-width of the 95 % interval of a mean from its sample std over n values */
 export function ci95(std: number, n: number): number {
   if (n < 2) return 0;
-  return ((T975[n - 2] ?? 1.96) * std) / Math.sqrt(n);
+  return ((T975[n - 2] ?? studentTQuantile(0.975, n - 1)) * std) / Math.sqrt(n);
 }
 
 /** The gate's target fraction of S_T that "steps to target" measures. */

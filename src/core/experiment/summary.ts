@@ -1,5 +1,6 @@
 // The summary of one finished (or stopped) run: what summary.json holds and what sweeps compare.
 // Success rates are fractions in [0, 1]; entropies in nats per token; times in seconds.
+import type { FactOutcome } from './factOutcome';
 
 export interface PolicyEvaluation {
   successRate: number;
@@ -65,6 +66,11 @@ export interface RunSummary {
   probeEntropy: { actionHead: number; actionArg: number } | null;
   /** evaluation.matchArgEntropy set: the temperature whose probe argument entropy matches it, and success there */
   matchedTemperature: MatchedTemperature | null;
+  /**
+   * test success at T = 1 per misleading skill entry (the facts a skill-following teacher gets wrong; see
+   * factOutcome.ts); absent in summaries written before it was recorded
+   */
+  misleadingFacts?: FactOutcome[];
   /** mean wall ms per student step before and after retirement (null when a phase had no steps) */
   stepMs: { beforeRetirement: number | null; afterRetirement: number | null };
   wallSeconds: number;

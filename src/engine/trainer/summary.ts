@@ -68,6 +68,7 @@ export function runSummary({
     temperatureControl: evaluation?.temperatureControl ?? [],
     probeEntropy: evaluation?.probeEntropy ?? null,
     matchedTemperature: evaluation?.matchedTemperature ?? null,
+    misleadingFacts: evaluation?.misleadingFacts ?? [],
     stepMs: {
       beforeRetirement: c.stepsBefore ? c.msBefore / c.stepsBefore : null,
       afterRetirement: c.stepsAfter ? c.msAfter / c.stepsAfter : null,

@@ -137,6 +137,8 @@ describe('the outcome table and figure of a sweep', () => {
     // success 0.5, 0.6, 0.7: std 0.1, t(2 dof) = 4.303, half-width 4.303 · 0.1 / √3 = 0.24843
     expect(ci95(0.1, 3)).toBeCloseTo(0.24843, 5);
     expect(ci95(0.1, 1)).toBe(0);
+    // 12 seeds (11 dof, beyond the 3-decimal table): t_{0.975, 11} = 2.200985 (scipy), not the normal 1.96
+    expect(ci95(0.1, 12)).toBeCloseTo(0.063537, 6);
     const rows = compareRuns([0.5, 0.6, 0.7].map((s) => ({ point: { p: 'a' }, summary: at(s, 0.8, null) })));
     expect(rows[0]!.successCi95).toBeCloseTo(0.24843, 5);
     expect(formatComparisonTable(rows)).toContain('| a | 3 | 60.0 ± 24.8 |');

@@ -2,6 +2,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig, type ExperimentConfig } from '../../../src/core/experiment/config';
+import { createEnvFor } from '../../../src/core/experiment/envFactory';
 import { loadPreset } from '../../../src/core/experiment/preset';
 import { initBackend } from '../../../src/engine/backend';
 import {
@@ -101,6 +102,27 @@ describe('trainer on the smoke preset', () => {
     ];
     for (const l of base.lines) for (const n of names) expect(l).toHaveProperty(`retire_opd/${n}`);
     expect(base.lines.at(-1)!['retire_opd/trigger_step']).toBe(10);
+  });
+
+  it('records the test success per misleading skill entry, one row per entry the test tasks retrieve', async () => {
+    const cfg = resolveConfig(
+      { student: { steps: 6 }, teacher: { steps: 1 }, sft: { steps: 2 }, evaluation: { testTasks: 64 } },
+      smoke,
+    );
+    const r = await runTrainer(cfg);
+    const env = createEnvFor(cfg);
+    const misleading = Array.from({ length: 64 }, (_, i) => env.task('test', i)).filter((t) => t.skillMisleading);
+    expect(misleading.length).toBeGreaterThan(0);
+    const facts = r.summary.misleadingFacts!;
+    expect(facts.map((f) => f.skill)).toEqual([...new Set(misleading.map((t) => t.skill!))].sort());
+    expect(facts.reduce((a, f) => a + f.tasks, 0)).toBe(misleading.length);
+    for (const f of facts) {
+      // a mean of tasks · passN episodes of success 0/1
+      const successes = f.successRate * f.tasks * cfg.evaluation.passN;
+      expect(Math.abs(successes - Math.round(successes))).toBeLessThan(1e-9);
+      expect(f.successRate).toBeGreaterThanOrEqual(0);
+      expect(f.successRate).toBeLessThanOrEqual(1);
+    }
   });
 
   it('leaves no tensors behind once disposed', async () => {

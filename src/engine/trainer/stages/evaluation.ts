@@ -2,10 +2,12 @@
 // per test task), entropy per policy-token class of its own samples, KL(π_init ‖ π) on a fixed probe set, and the
 // ActObs temperature control (test success when sampling hotter, with the argument-token entropy of the
 // temperature-T distribution on the probe set, and — with evaluation.matchArgEntropy — test success at the
-// temperature whose probe argument-token entropy matches a target, found by bisection: core/temperatureMatch.ts).
+// temperature whose probe argument-token entropy matches a target, found by bisection: core/temperatureMatch.ts), and
+// the temperature-1 test success per misleading skill entry (core/experiment/factOutcome.ts).
 import { TokenClass, type AgentEnv } from '../../../core/env/types';
 import type { ExperimentConfig } from '../../../core/experiment/config';
 import type { MatchedTemperature, PolicyEvaluation, RunSummary } from '../../../core/experiment/summary';
+import { misleadingFacts, type FactOutcome } from '../../../core/experiment/factOutcome';
 import { meanPassAtK } from '../../../core/passAtK';
 import { DEFAULT_TEMPERATURE_MATCH, matchTemperature } from '../../../core/temperatureMatch';
 import type { PolicyModel } from '../../model';
@@ -41,18 +43,24 @@ export interface EvaluationStageResult {
   /** probe-set entropy per action class of the temperature-1 distribution */
   probeEntropy: { actionHead: number; actionArg: number };
   matchedTemperature: MatchedTemperature | null;
+  /** test success at T = 1 per misleading skill entry (core/experiment/factOutcome.ts) */
+  misleadingFacts: FactOutcome[];
 }
+
+/** A policy evaluation with its per-fact split (kept out of PolicyEvaluation: the final event stays as it was). */
+type EvaluationWithFacts = { evaluation: PolicyEvaluation; facts: FactOutcome[] };
 
 /** Success, pass@k (n = passN per task) and entropy per policy-token class on the test split, sampling at T. */
 async function evaluatePolicy(
   req: Omit<EvaluationStageRequest, 'init' | 'emit' | 'stopPoint'>,
   temperature: number,
-): Promise<PolicyEvaluation> {
+): Promise<EvaluationWithFacts> {
   const ev = req.cfg.evaluation;
   const tasks = Array.from({ length: ev.testTasks }, (_, i) => req.env.task('test', i));
+  const episodeTasks = tasks.flatMap((t) => Array.from({ length: ev.passN }, () => t));
   const r = await req.engine.rollout({
     policy: req.policy,
-    tasks: tasks.flatMap((t) => Array.from({ length: ev.passN }, () => t)),
+    tasks: episodeTasks,
     withSkill: false,
     temperature,
     seed: req.testSeed,
@@ -80,13 +88,14 @@ async function evaluatePolicy(
     }
   }
   const m = rolloutMetrics(r, 'test');
-  return {
+  const evaluation: PolicyEvaluation = {
     successRate: m[METRIC.testSuccessRate] as number,
     rewardMean: m[METRIC.testRewardMean] as number,
     passAtK,
     entropyByClass: { actionHead: h.headN ? h.head / h.headN : NaN, actionArg: h.argN ? h.arg / h.argN : NaN },
     klFromInit: NaN,
   };
+  return { evaluation, facts: misleadingFacts(episodeTasks, r.success) };
 }
 
 /** Run the evaluation stage; emits the final evaluation event as soon as the temperature-1 results are in. */
@@ -94,7 +103,7 @@ async function runEvaluationStage(req: EvaluationStageRequest): Promise<Evaluati
   const { cfg, env, policy } = req;
   const ev = cfg.evaluation;
   const stopPoint = req.stopPoint ?? (async () => undefined);
-  const test = await evaluatePolicy(req, 1);
+  const { evaluation: test, facts } = await evaluatePolicy(req, 1);
   await stopPoint();
   // the fixed probe set: expert trajectories on the first probeTasks test tasks
   const probes = Array.from({ length: ev.probeTasks }, (_, i) => env.expert(env.task('test', i)));
@@ -112,7 +121,7 @@ async function runEvaluationStage(req: EvaluationStageRequest): Promise<Evaluati
   }
   for (const temperature of ev.temperatures) {
     await stopPoint();
-    const e = await evaluatePolicy(req, temperature);
+    const { evaluation: e } = await evaluatePolicy(req, temperature);
     await stopPoint();
     const h = await probeEntropyAt(policy, probes, temperature);
     temperatureControl.push({ temperature, successRate: e.successRate, argEntropy: h.actionArg });
@@ -137,7 +146,7 @@ async function runEvaluationStage(req: EvaluationStageRequest): Promise<Evaluati
         });
       }
       await stopPoint();
-      const e = m.temperature === 1 ? test : await evaluatePolicy(req, m.temperature);
+      const e = m.temperature === 1 ? test : (await evaluatePolicy(req, m.temperature)).evaluation;
       matchedTemperature = {
         target,
         temperature: m.temperature,
@@ -148,7 +157,7 @@ async function runEvaluationStage(req: EvaluationStageRequest): Promise<Evaluati
       };
     }
   }
-  return { test, temperatureControl, probeEntropy: h1, matchedTemperature };
+  return { test, temperatureControl, probeEntropy: h1, matchedTemperature, misleadingFacts: facts };
 }
 
 /** The evaluation stage of a run: the final policy (the student, else the teacher, else the SFT policy). */

@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { protocolPage, protocolTables, type ProtocolRun } from '../../../src/core/experiment/protocolReport';
+import type { RunSummary } from '../../../src/core/experiment/summary';
+
+function run(
+  arm: string,
+  seed: number,
+  success: number,
+  extra: Partial<ProtocolRun> = {},
+  trigger: number | null = 50,
+): ProtocolRun {
+  const summary = {
+    seed,
+    status: 'completed',
+    test: { successRate: success },
+    gate: { triggerStep: trigger },
+  } as unknown as RunSummary;
+  return { arm, seed, summary, lambdaOpd: 1, ...extra };
+}
+
+describe('protocolTables', () => {
+  it('splits the λ ablation by λ_opd and pairs each value with RetireOPD on the same seeds', () => {
+    const t = protocolTables([
+      run('retire', 1000, 0.8),
+      run('retire', 1001, 0.6),
+      run('lambda', 1000, 0.5, { lambdaOpd: 0.1 }),
+      run('lambda', 1001, 0.7, { lambdaOpd: 0.1 }),
+      run('lambda', 1000, 0.2, { lambdaOpd: 0.01 }),
+    ]);
+    expect(t.ablations.map((r) => r.arm)).toEqual(['lambda=0.01', 'lambda=0.1']);
+    const tenth = t.ablations[1]!;
+    // differences 0.8 − 0.5 = 0.3 and 0.6 − 0.7 = −0.1
+    expect(tenth.vsRetire!.mean).toBeCloseTo(0.1, 12);
+    expect(tenth.vsRetire!.positive).toBe(1);
+    expect(t.ablations[0]!.vsRetire!.seeds).toEqual([1000]);
+  });
+
+  it('names the RetireOPD seeds that never retired (no fixed:N run can match them)', () => {
+    const t = protocolTables([run('retire', 1000, 0.8, {}, null), run('retire', 1001, 0.6, {}, 40)]);
+    expect(t.unmatchedFixed).toEqual([1000]);
+    expect(t.fixedSteps).toEqual([
+      { seed: 1000, step: null },
+      { seed: 1001, step: 40 },
+    ]);
+  });
+
+  it('leaves failed and interrupted runs out of every table', () => {
+    const failed = run('opd', 1001, 0.9);
+    (failed.summary as { status: string }).status = 'failed';
+    const t = protocolTables([run('retire', 1000, 0.8), run('opd', 1000, 0.7), failed]);
+    expect(t.story.find((r) => r.arm === 'opd')!.success.n).toBe(1);
+  });
+
+  it('counts the alignment decisions over the replayed RetireOPD runs only', () => {
+    const decided = {
+      windows: 4,
+      keptByAlignment: 1,
+      keptSteps: [10],
+      adaptiveTrigger: 20,
+      competenceOnlyTrigger: 10,
+      triggerDiffers: true,
+    };
+    const t = protocolTables([
+      run('retire', 1000, 0.8, { alignment: decided }),
+      run('retire', 1001, 0.8, {
+        alignment: { ...decided, keptByAlignment: 0, keptSteps: [], competenceOnlyTrigger: 20, triggerDiffers: false },
+      }),
+      run('retire', 1002, 0.8, { alignment: null }),
+    ]);
+    expect(t.alignmentDecided).toEqual({ k: 1, n: 2 });
+    // the runs' own trigger is 50 (run()), the replays say 20: both replayed seeds are flagged
+    expect(t.replayMismatch).toEqual([1000, 1001]);
+    const page = protocolPage(t, {
+      env: 'shell',
+      seedSet: 'reporting',
+      seeds: [1000, 1009],
+      commit: 'abc1234',
+      command: 'x',
+      date: '2026-12-02',
+    });
+    expect(page).toContain('| 1002 | – | – | – | log not replayable |');
+    expect(page).toContain('No ablation runs in this folder.');
+    expect(page).toContain('Caution: on seed(s) 1000, 1001 the replayed adaptive trigger is not the run’s own');
+  });
+});
