@@ -32,6 +32,8 @@ const USAGE = `usage: npm run protocol -- --env ENV --seeds reporting|tuning [op
   --run                run the arms the folder lacks (else: print their commands, report what is there)
   --out FILE           the Markdown outcome page (default DIR/protocol.md), e.g. docs/outcomes/protocol-shell.md
   --backend B          ${NODE_BACKEND_NAMES.join(' | ')} (passed to every sweep)
+  --no-share           every run trains its own demonstrations, SFT and teacher (default: an arm forks from the
+                       finished runs in DIR that share its config prefix, e.g. opd from retire, seed by seed)
   --no-progress        no progress bars`;
 
 /** What runs one planned sweep (`npm run sweep`'s main; a test passes its own to check the order and arguments). */
@@ -117,6 +119,7 @@ async function protocol(argv: string[], io: CliIo, runSweep: SweepRunner): Promi
     run: { type: 'boolean' },
     backend: { type: 'string' },
     'no-progress': { type: 'boolean' },
+    'no-share': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
@@ -142,6 +145,8 @@ async function protocol(argv: string[], io: CliIo, runSweep: SweepRunner): Promi
   const extra = [
     ...(values.backend !== undefined ? ['--backend', values.backend] : []),
     ...(values['no-progress'] ? ['--no-progress'] : []),
+    // every arm forks from the finished runs of the arms before it that share its prefix (docs/ablations.md)
+    ...(values['no-share'] ? ['--no-share'] : ['--share-from', dir]),
   ];
   let ok = true;
   const pending = (p: PlannedSweep): boolean => !existsSync(join(dir, p.folder));
