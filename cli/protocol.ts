@@ -1,7 +1,9 @@
-// `npm run protocol -- --env shell --seeds reporting|tuning [--dir DIR] [--run] [--out FILE.md] [--backend B]`:
+// `npm run protocol -- --env shell --seeds reporting|tuning [--dir DIR] [--run] [--out FILE.md] [--backend B]
+// [--no-share]`:
 // the held-out reporting protocol (docs/protocol.md). Plans the protocol's sweeps into one protocol folder (one sweep
 // folder per arm: core/experiment/protocolPlan.ts), runs the missing ones with --run (through `npm run sweep`'s own
-// code, cli/sweep.ts; fixed:N once the RetireOPD runs have given each seed's trigger step), and reports the story
+// code, cli/sweep.ts, each arm forking from the folder's finished runs that share its config prefix unless --no-share;
+// fixed:N once the RetireOPD runs have given each seed's trigger step), and reports the story
 // tables from whatever finished runs the folder holds (core/experiment/protocolReport.ts) into a Markdown outcome
 // page with the commit, the seeds and the command. A reporting table is refused unless every run's seed is a held-out
 // one (core/experiment/seedProtocol.ts). Exit codes: 0 done; 1 a sweep had a failed run; 2 user error.

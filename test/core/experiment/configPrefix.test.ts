@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../../src/core/experiment/config';
-import {
-  CONFIG_KEY_STAGES,
-  forkPointOf,
-  prefixDiff,
-  prefixKeyOf,
-} from '../../../src/core/experiment/configPrefix';
+import { CONFIG_KEY_STAGES, forkPointOf, prefixDiff, prefixKeyOf } from '../../../src/core/experiment/configPrefix';
 import { configKeyTable, DEFAULT_CONFIG } from '../../../src/core/experiment/configSchema';
 
 const cfg = (tree: unknown) => resolveConfig(tree, DEFAULT_CONFIG);
