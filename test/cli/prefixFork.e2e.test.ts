@@ -67,8 +67,12 @@ describe.each(['cpu', 'wasm'])('a sweep sharing its prefix on the %s backend', (
         expect(s.length, `${run}/${file}`).toBeGreaterThan(0);
         expect(s, `${run}/${file}`).toEqual(a);
       }
-      // the forked run continued from the prefix's stage-end checkpoint, which its folder holds like a run alone
-      expect(existsSync(join(shared, run, 'checkpoints', 'student-000000', 'state.json')), run).toBe(true);
+      // the forked run continued from the prefix's stage-end checkpoint, which its folder holds like a run alone:
+      // with the run's own config, so that --resume takes it as any other
+      const state = JSON.parse(
+        readFileSync(join(shared, run, 'checkpoints', 'student-000000', 'state.json'), 'utf8'),
+      ) as { config: unknown };
+      expect(state.config, run).toEqual(JSON.parse(readFileSync(join(shared, run, 'config.json'), 'utf8')));
     }
     // the arms differ after the fork point: never keeps the teacher, adaptive retires it
     expect(linesOf(join(shared, RUNS[0]!, 'metrics.jsonl'))).not.toEqual(
