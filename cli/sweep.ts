@@ -11,7 +11,7 @@
 // --no-share runs every run alone.
 // Exit codes: 0 all runs completed; 1 some run failed or was interrupted; 2 user error.
 import { join } from 'node:path';
-import { CheckpointError, UserError } from '../src/core/errors';
+import { CheckpointError, RunFolderError, UserError } from '../src/core/errors';
 import { tuningSeedWarning } from '../src/core/experiment/seedProtocol';
 import { parseSeed } from '../src/core/experiment/numberText';
 import { applyOverrides } from '../src/core/experiment/config';
@@ -191,7 +191,7 @@ async function sweep(argv: string[], io: CliIo, options: SweepOptions = {}): Pro
             forked = await forkRunFolder(leader, dir, run.config);
             io.stderr(`[${i + 1}/${runs.length}] ${run.label}: prefix shared with ${leader}\n`);
           } catch (e) {
-            if (!(e instanceof CheckpointError)) throw e;
+            if (!(e instanceof CheckpointError || e instanceof RunFolderError)) throw e;
             io.stderr(`warning: ${run.label}: not forked from ${leader} (${e.message}); running it alone\n`);
           }
         }
