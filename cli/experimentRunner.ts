@@ -114,13 +114,15 @@ async function checkpointNames(folder: RunFolder): Promise<string[]> {
 
 /**
  * Read, verify and decode checkpoint `name` of a run folder: manifest (every file's length and SHA-256), the
- * manifest's stage/step against state.json and the name, the saved config against the run's, and every weight
- * and optimizer entry the (stage, step) implies. Throws CheckpointError naming the checkpoint and what to do.
+ * manifest's stage/step against state.json and the name, the saved config against the run's (with `fork`, only its
+ * prefix: a sweep's prefix fork, trainerState.ts), and every weight and optimizer entry the (stage, step) implies.
+ * Throws CheckpointError naming the checkpoint and what to do.
  */
-async function loadRunCheckpoint(
+export async function loadRunCheckpoint(
   folder: RunFolder,
   name: string,
   config?: ExperimentConfig,
+  fork = false,
 ): Promise<CheckpointContent<TrainerState>> {
   const where = join(folder.dir, 'checkpoints', name);
   const others = (await checkpointNames(folder)).filter((n) => n !== name);
@@ -134,7 +136,7 @@ async function loadRunCheckpoint(
       sha256: folder.checkpoints.sha256.bind(folder.checkpoints),
       requireManifest: true,
     });
-    const content = decodeCheckpoint(files, (raw) => parseTrainerState(raw, config));
+    const content = decodeCheckpoint(files, (raw) => parseTrainerState(raw, config, fork));
     const { stage, step } = content.state;
     const expectedName = checkpointName(stage, step);
     if (manifest && (manifest.stage !== stage || manifest.step !== step))

@@ -1,7 +1,9 @@
-// `npm run protocol -- --env shell --seeds reporting|tuning [--dir DIR] [--run] [--out FILE.md] [--backend B]`:
+// `npm run protocol -- --env shell --seeds reporting|tuning [--dir DIR] [--run] [--out FILE.md] [--backend B]
+// [--no-share]`:
 // the held-out reporting protocol (docs/protocol.md). Plans the protocol's sweeps into one protocol folder (one sweep
 // folder per arm: core/experiment/protocolPlan.ts), runs the missing ones with --run (through `npm run sweep`'s own
-// code, cli/sweep.ts; fixed:N once the RetireOPD runs have given each seed's trigger step), and reports the story
+// code, cli/sweep.ts, each arm forking from the folder's finished runs that share its config prefix unless --no-share;
+// fixed:N once the RetireOPD runs have given each seed's trigger step), and reports the story
 // tables from whatever finished runs the folder holds (core/experiment/protocolReport.ts) into a Markdown outcome
 // page with the commit, the seeds and the command. A reporting table is refused unless every run's seed is a held-out
 // one (core/experiment/seedProtocol.ts). Exit codes: 0 done; 1 a sweep had a failed run; 2 user error.
@@ -32,6 +34,8 @@ const USAGE = `usage: npm run protocol -- --env ENV --seeds reporting|tuning [op
   --run                run the arms the folder lacks (else: print their commands, report what is there)
   --out FILE           the Markdown outcome page (default DIR/protocol.md), e.g. docs/outcomes/protocol-shell.md
   --backend B          ${NODE_BACKEND_NAMES.join(' | ')} (passed to every sweep)
+  --no-share           every run trains its own demonstrations, SFT and teacher (default: an arm forks from the
+                       finished runs in DIR that share its config prefix, e.g. opd from retire, seed by seed)
   --no-progress        no progress bars`;
 
 /** What runs one planned sweep (`npm run sweep`'s main; a test passes its own to check the order and arguments). */
@@ -117,6 +121,7 @@ async function protocol(argv: string[], io: CliIo, runSweep: SweepRunner): Promi
     run: { type: 'boolean' },
     backend: { type: 'string' },
     'no-progress': { type: 'boolean' },
+    'no-share': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
@@ -142,6 +147,8 @@ async function protocol(argv: string[], io: CliIo, runSweep: SweepRunner): Promi
   const extra = [
     ...(values.backend !== undefined ? ['--backend', values.backend] : []),
     ...(values['no-progress'] ? ['--no-progress'] : []),
+    // every arm forks from the finished runs of the arms before it that share its prefix (docs/ablations.md)
+    ...(values['no-share'] ? ['--no-share'] : ['--share-from', dir]),
   ];
   let ok = true;
   const pending = (p: PlannedSweep): boolean => !existsSync(join(dir, p.folder));

@@ -1,14 +1,17 @@
 // `npm run sweep -- --preset NAME [--seeds 0,1,2] [--vary key=v1,v2 …] [--set key=value …] [--backend B]
-// [--out DIR] [--no-progress]`, or `npm run sweep -- --presets A,B,C …` (each preset one point, e.g. the
+// [--out DIR] [--no-share | --share-from DIR] [--no-progress]`, or `npm run sweep -- --presets A,B,C …` (each preset one point, e.g. the
 // retire-/opd-/grpo-/control-shell story): every point for every seed, one run folder each, then comparison.md /
 // comparison.json (final test success mean ± 95 % interval over seeds, steps to reach 0.9·S_T on validation,
 // trigger steps, teacher forwards saved, wall time) and validation-<env>.svg (validation success vs student step,
 // mean ± 95 % band per point, retirement markers). Runs are sequential (one process, one backend). A preset with
 // sweep.matchTemperature (actobs-vs-actionsft) runs its reference arm first per seed and evaluates the other arm at
-// the temperature matching the reference's argument-token entropy (an extra column of the table).
+// the temperature matching the reference's argument-token entropy (an extra column of the table). Runs with the same
+// config prefix (core/experiment/configPrefix.ts: everything the demonstrations, SFT and teacher stages read) share
+// it: the first of them trains it, the others fork from its checkpoint before the student stage (cli/prefixFork.ts);
+// --no-share runs every run alone.
 // Exit codes: 0 all runs completed; 1 some run failed or was interrupted; 2 user error.
 import { join } from 'node:path';
-import { UserError } from '../src/core/errors';
+import { CheckpointError, RunFolderError, UserError } from '../src/core/errors';
 import { tuningSeedWarning } from '../src/core/experiment/seedProtocol';
 import { parseSeed } from '../src/core/experiment/numberText';
 import { applyOverrides } from '../src/core/experiment/config';
@@ -22,6 +25,8 @@ import { availablePresets, readPreset, ROOT } from './presetFiles';
 import { isEntryPoint, processIo, runCliMain, runCommand, type CliIo } from './cliMain';
 import { InterruptLatch } from './interrupt';
 import { RunFolder } from './runFolder';
+import { forkRunFolder, leadersUnder } from './prefixFork';
+import { prefixKeyOf } from '../src/core/experiment/configPrefix';
 
 /** More runs than this in one sweep is almost surely a typo in --seeds or --vary. */
 const MAX_RUNS = 1000;
@@ -37,6 +42,10 @@ const USAGE = `usage: npm run sweep -- --preset NAME [options]
   --set key=value      override the base config (repeatable)
   --backend B          ${NODE_BACKEND_NAMES.join(' | ')}
   --out DIR            sweep folder (default runs/sweep-<preset>-<time>)
+  --no-share           train every run's demonstrations, SFT and teacher itself (default: runs whose configs agree
+                       on every key those stages read train them once and fork before the student stage)
+  --share-from DIR     also fork from the completed runs already in DIR (a sweep folder, or a folder of sweep
+                       folders such as npm run protocol's)
   --no-progress        no progress bars`;
 
 function parseValue(raw: string): unknown {
@@ -69,13 +78,16 @@ async function sweep(argv: string[], io: CliIo, options: SweepOptions = {}): Pro
     out: { type: 'string' },
     report: { type: 'string' },
     'no-progress': { type: 'boolean' },
+    'no-share': { type: 'boolean' },
+    'share-from': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
     io.stdout(`${USAGE}\n`);
     return 0;
   }
-  refuseBlankPaths({ out: values.out });
+  refuseBlankPaths({ out: values.out, 'share-from': values['share-from'] });
+  if (values['no-share'] && values['share-from']) throw new UserError('give --no-share or --share-from, not both');
   if (values.report) {
     if (!values.out) throw new UserError('--report needs --out DIR (where the combined outcome goes)');
     const table = report(values.report.split(','), values.out);
@@ -160,17 +172,34 @@ async function sweep(argv: string[], io: CliIo, options: SweepOptions = {}): Pro
   let ok = true;
   const latch = new InterruptLatch();
   const removeHandler = installInterrupt(latch);
+  // prefix key → the run folder of the first completed run with that prefix (the leader its group forks from)
+  const share = !values['no-share'];
+  const shareFrom = values['share-from'];
+  const leaders = shareFrom ? leadersUnder(shareFrom) : new Map<string, string>();
   let results;
   try {
     results = await runSweep(
       runs,
       spec,
       async (run, i) => {
-        const folder = RunFolder.create(join(out, slug(run.label)), run.config);
+        const dir = join(out, slug(run.label));
+        const key = prefixKeyOf(run.config);
+        const leader = share ? leaders.get(key) : undefined;
+        let forked: Awaited<ReturnType<typeof forkRunFolder>> | null = null;
+        if (leader) {
+          try {
+            forked = await forkRunFolder(leader, dir, run.config);
+            io.stderr(`[${i + 1}/${runs.length}] ${run.label}: prefix shared with ${leader}\n`);
+          } catch (e) {
+            if (!(e instanceof CheckpointError || e instanceof RunFolderError)) throw e;
+            io.stderr(`warning: ${run.label}: not forked from ${leader} (${e.message}); running it alone\n`);
+          }
+        }
+        const { folder, resume } = forked ?? { folder: RunFolder.create(dir, run.config), resume: null };
         const summary = await runExperiment({
           folder,
           config: run.config,
-          resume: null,
+          resume,
           progress: !values['no-progress'],
           label: `[${i + 1}/${runs.length}] ${run.label}`,
           interrupt: latch,
@@ -179,6 +208,7 @@ async function sweep(argv: string[], io: CliIo, options: SweepOptions = {}): Pro
         curves.set(run.label, readCurve(join(folder.dir, 'metrics.jsonl')));
         io.stderr(`[${i + 1}/${runs.length}] ${run.label}: ${oneLine(summary)}\n`);
         if (summary.status !== 'completed') ok = false;
+        else if (share && !leaders.has(key)) leaders.set(key, dir);
         return summary;
       },
       {

@@ -64,6 +64,14 @@ describe('config errors', () => {
     const sweepOut = await run(sweep, ['--preset', 'schedules', '--out', '']);
     expect(sweepOut.code).toBe(2);
     expect(sweepOut.stderr).toBe('sweep: --out: expected a folder path, got an empty string\n');
+    const shareFrom = await run(sweep, ['--preset', 'schedules', '--share-from', '']);
+    expect(shareFrom.stderr).toBe('sweep: --share-from: expected a folder path, got an empty string\n');
+  });
+
+  it('a sweep refuses --no-share together with --share-from', async () => {
+    const r = await run(sweep, ['--preset', 'smoke', '--no-share', '--share-from', tmp, '--out', join(tmp, 'never')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('sweep: give --no-share or --share-from, not both\n');
   });
 
   it('a seed in another form than decimal digits is refused, quoted as typed', async () => {

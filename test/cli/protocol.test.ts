@@ -245,6 +245,8 @@ describe('npm run protocol (report)', () => {
       '--backend',
       'cpu',
       '--no-progress',
+      '--share-from',
+      dir,
     ]);
     expect(calls.every((c) => c.heldOut === true)).toBe(true);
     // a second --run finds every arm's folder and runs nothing

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { CheckpointError, UserError } from '../../core/errors';
 import { configDiff, validateConfig, type ExperimentConfig } from '../../core/experiment/config';
+import { forkPointOf, prefixDiff } from '../../core/experiment/configPrefix';
 import { gateConfigFor } from '../../core/experiment/gateSettings';
 import { LambdaSchedule, type ScheduleState } from '../../core/lambdaSchedule';
 import { updatesPerStep } from '../../core/miniBatches';
@@ -87,8 +88,13 @@ const schema = z.strictObject({
   wallSeconds: z.number(),
 });
 
-/** Validate a state.json; `expected` (the resuming run's config) must equal the saved one, field by field. */
-export function parseTrainerState(raw: unknown, expected?: ExperimentConfig): TrainerState {
+/**
+ * Validate a state.json; `expected` (the resuming run's config) must equal the saved one, field by field. The one
+ * exception, `fork: true`, is a sweep's prefix fork (core/experiment/configPrefix.ts): a checkpoint taken at the
+ * fork point (the stage-end checkpoint before the student stage) of another run whose config has the same prefix
+ * key; the state then continues under `expected`, the forking run's own config.
+ */
+export function parseTrainerState(raw: unknown, expected?: ExperimentConfig, fork = false): TrainerState {
   const r = schema.safeParse(raw);
   if (!r.success) {
     const shown = r.error.issues.slice(0, 3);
@@ -103,7 +109,17 @@ export function parseTrainerState(raw: unknown, expected?: ExperimentConfig): Tr
     if (!(e instanceof UserError)) throw e;
     throw new CheckpointError(`checkpoint state.json: ${e.message}`);
   }
-  if (expected) {
+  if (expected && fork) {
+    const at = forkPointOf(expected);
+    if (r.data.stage !== at.stage || r.data.step !== at.step)
+      throw new CheckpointError(
+        `checkpoint state.json: a prefix fork starts at ${at.stage} step ${at.step}, not at ${r.data.stage} step ${r.data.step}`,
+      );
+    const diff = prefixDiff(config, expected);
+    if (diff.length)
+      throw new CheckpointError(`checkpoint config has another prefix than this run: ${diff.slice(0, 5).join('; ')}`);
+    config = expected;
+  } else if (expected) {
     const diff = configDiff(config, expected);
     if (diff.length)
       throw new CheckpointError(`checkpoint config does not match this run: ${diff.slice(0, 5).join('; ')}`);

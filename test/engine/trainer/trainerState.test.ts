@@ -114,3 +114,41 @@ describe('parseTrainerState: the state against its config and itself', () => {
     expect(refusal(edit((s) => (s.step = 12.5)))).toMatch(/^checkpoint state\.json: step: /);
   });
 });
+
+describe('parseTrainerState: a prefix fork', () => {
+  /** the stage-end checkpoint before the student stage, as a leader of a sweep writes it */
+  const forkPoint = (): Record<string, unknown> => ({ ...studentState(), step: 0, schedule: null });
+  const refused = (raw: unknown, expected: typeof config): string => {
+    try {
+      parseTrainerState(raw, expected, true);
+    } catch (e) {
+      expect(e).toBeInstanceOf(CheckpointError);
+      return (e as Error).message;
+    }
+    return 'accepted';
+  };
+
+  it('continues under the forking config when only student-stage keys differ', () => {
+    const member = resolveConfig({ student: { schedule: 'never', lambdaOpd: 1 } }, config);
+    const state = parseTrainerState(forkPoint(), member, true);
+    expect(state.config).toEqual(member);
+    expect(state.stage).toBe('student');
+    expect(state.teacherPerformance).toBe(S_T);
+    // without the fork, the same checkpoint is refused for that config
+    expect(() => parseTrainerState(forkPoint(), member)).toThrow(
+      /checkpoint config does not match this run: student.schedule: "?adaptive"? ≠ "?never"?/,
+    );
+  });
+
+  it('is refused for another prefix, naming the key', () => {
+    const member = resolveConfig({ sft: { steps: 61 } }, config);
+    expect(refused(forkPoint(), member)).toBe('checkpoint config has another prefix than this run: sft.steps: 60 ≠ 61');
+  });
+
+  it('is refused anywhere but at the fork point', () => {
+    const member = resolveConfig({ student: { schedule: 'never' } }, config);
+    expect(refused(studentState(), member)).toBe(
+      'checkpoint state.json: a prefix fork starts at student step 0, not at student step 12',
+    );
+  });
+});
