@@ -32,8 +32,10 @@ const timeline = playbackTimeline(readRecordedRun('retire-shell', texts).run);
 const triggerFrame = frameOf(timeline, 'student', trigger);
 /** the checkpoint the recording keeps at the retirement (the first at or after the trigger) */
 const atRetirement = retire.checkpoints.find((c) => Number(c.slice(-6)) >= trigger)!;
-/** the queue "Train these three live" makes: one run per arm's student.schedule, on the recordings' seed */
-const liveLabels = manifest.arms.map((a) => {
+/** the queue "Train these three live" makes: one run per story arm's student.schedule, on the recordings' seed */
+const STORY_ARMS = ['retire-shell', 'opd-shell', 'grpo-shell'];
+const liveLabels = STORY_ARMS.map((preset) => {
+  const a = manifest.arms.find((x) => x.preset === preset)!;
   const config = JSON.parse(readFileSync(join(DEMO, a.preset, 'config.json'), 'utf8')) as ExperimentConfig;
   return `student.schedule=${config.student.schedule} seed=${manifest.seed}`;
 });
@@ -161,6 +163,8 @@ describe('the instant demo in a real browser', { shuffle: false }, () => {
     const live = fresh.getByTestId('overview-live');
     await expect.poll(() => live.isEnabled(), { timeout: 30_000 }).toBe(true);
     await live.click();
+    // the Train view, while the queue runs (not once it is done)
+    await expect.poll(() => new URL(fresh.url()).hash, { timeout: 30_000 }).toBe('#train');
     const queue = fresh.getByTestId('queue').first();
     await expect.poll(() => queue.getAttribute('data-state'), { timeout: 60_000 }).toBe('running');
     const items = queue.getByTestId('queue-item');
