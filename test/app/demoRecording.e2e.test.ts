@@ -198,6 +198,7 @@ describe('the instant demo in a real browser', { shuffle: false }, () => {
     }, liveLabels[0]!);
     expect(stored.id).not.toBeNull();
     expect(stored.names.length).toBeGreaterThan(0);
+    console.log(`stored run ${liveLabels[0]}: checkpoints kept in IndexedDB ${stored.names.join(', ')}`);
     await fresh.getByTestId('playback-source').selectOption(`run:${stored.id}`);
     const picker = fresh.getByTestId('probe-checkpoint');
     await picker.waitFor({ timeout: 30_000 });
@@ -219,6 +220,7 @@ describe('the instant demo in a real browser', { shuffle: false }, () => {
         `Sampled at ${newest.slice(0, -7)} step ${Number(newest.slice(-6))}`,
       );
       expect(await fresh.getByTestId('probe-episode').count()).toBeGreaterThanOrEqual(1);
+      console.log(`stored-run probe: ${await result.locator('p').first().textContent()}`);
     }
     expect(pageErrors).toEqual([]);
     await fresh.close();
