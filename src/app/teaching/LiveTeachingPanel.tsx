@@ -1,6 +1,7 @@
 // Teaching panels for the run in the Train view: the gate inspector over the run's own gate events and the what-if
 // sliders over its student log (the run's metrics.jsonl, replayed as `npm run replay` would). Shown once the student
-// stage has an S_T; the trajectory viewer while a run is going (it samples the held run).
+// stage has an S_T; the trajectory viewer while a run is going (it samples the held run) or one is played back (it
+// samples the played run's checkpoints, or says why there are none).
 import { useDeferredValue, useMemo, useState } from 'react';
 import { useQueuedValue } from '../charts/redrawQueue';
 import { useThrottledValue } from '../charts/useThrottledValue';
