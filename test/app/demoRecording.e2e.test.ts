@@ -2,13 +2,16 @@
 // and the retirement marker without starting a run; the Train view's playback plays the retiring recording at 20×
 // and the gate inspector's retiring row appears at the recorded trigger step (and exactly there, stepping by
 // hand); the trajectory viewer samples the recorded checkpoint at the retirement; a live run of the same config
-// draws the recording behind its curves.
+// draws the recording behind its curves; "Train these three live" queues the three arms and starts the first, and
+// that run, stopped and played back from this browser's store, offers its own checkpoints to the trajectory viewer.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_FOLDER, type DemoManifest } from '../../src/core/experiment/demoRecording';
+import type { ExperimentConfig } from '../../src/core/experiment/config';
+import { checkpointRunOrder } from '../../src/core/runLog/checkpointName';
 import { readRecordedRun } from '../../src/core/runLog/recordedRunFiles';
 import { frameOf, playbackTimeline } from '../../src/core/runLog/runPlayback';
 import { launchChromium } from '../support/chromium';
@@ -29,6 +32,13 @@ const timeline = playbackTimeline(readRecordedRun('retire-shell', texts).run);
 const triggerFrame = frameOf(timeline, 'student', trigger);
 /** the checkpoint the recording keeps at the retirement (the first at or after the trigger) */
 const atRetirement = retire.checkpoints.find((c) => Number(c.slice(-6)) >= trigger)!;
+/** the queue "Train these three live" makes: one run per story arm's student.schedule, on the recordings' seed */
+const STORY_ARMS = ['retire-shell', 'opd-shell', 'grpo-shell'];
+const liveLabels = STORY_ARMS.map((preset) => {
+  const a = manifest.arms.find((x) => x.preset === preset)!;
+  const config = JSON.parse(readFileSync(join(DEMO, a.preset, 'config.json'), 'utf8')) as ExperimentConfig;
+  return `student.schedule=${config.student.schedule} seed=${manifest.seed}`;
+});
 
 describe('the instant demo in a real browser', { shuffle: false }, () => {
   let out: string;
@@ -141,6 +151,89 @@ describe('the instant demo in a real browser', { shuffle: false }, () => {
     await fresh.getByTestId('tour-recording').uncheck();
     await expect.poll(() => fresh.getByTestId('playback-scrubber').count()).toBe(0);
     expect(await fresh.getByTestId('run-status').count()).toBe(0);
+    expect(pageErrors).toEqual([]);
+    await fresh.close();
+  });
+
+  // last: the queue it makes lives in this browser's IndexedDB, and a page opened after it would carry it on
+  it('“Train these three live” queues the three arms and starts the first; stopped, its run plays back with its own checkpoints', async () => {
+    const fresh = await browser.newPage();
+    fresh.on('pageerror', (e) => pageErrors.push(e.message));
+    await fresh.goto(app.url, { waitUntil: 'load', timeout: 60_000 });
+    const live = fresh.getByTestId('overview-live');
+    await expect.poll(() => live.isEnabled(), { timeout: 30_000 }).toBe(true);
+    await live.click();
+    // the Train view, while the queue runs (not once it is done)
+    await expect.poll(() => new URL(fresh.url()).hash, { timeout: 30_000 }).toBe('#train');
+    const queue = fresh.getByTestId('queue').first();
+    await expect.poll(() => queue.getAttribute('data-state'), { timeout: 60_000 }).toBe('running');
+    const items = queue.getByTestId('queue-item');
+    expect(await items.count()).toBe(3);
+    expect((await items.allTextContents()).map((t) => t.split(' — ')[0])).toEqual(liveLabels);
+    // the first run starts in the Train view (stopped at once: this checks the start, not the training)
+    await expect.poll(() => items.first().getAttribute('data-status'), { timeout: 60_000 }).toBe('running');
+    await expect.poll(() => fresh.getByTestId('run-status').textContent(), { timeout: 120_000 }).toBe('running');
+    await fresh.getByRole('button', { name: 'Stop' }).click();
+    await expect.poll(() => items.first().getAttribute('data-status'), { timeout: 120_000 }).toBe('stopped');
+
+    // the stopped run, played back from this browser's store: the viewer lists the checkpoints IndexedDB keeps of
+    // it, in run order, and samples one through the checkpoint probe worker
+    const stored = await fresh.evaluate(async (label) => {
+      const db = await new Promise<IDBDatabase>((resolve, reject) => {
+        const r = indexedDB.open('retirelab-runs');
+        r.onsuccess = () => resolve(r.result);
+        r.onerror = () => reject(r.error);
+      });
+      const getAll = <T>(store: string): Promise<T[]> =>
+        new Promise<T[]>((resolve) => {
+          const req = db.transaction(store).objectStore(store).getAll();
+          req.onsuccess = () => resolve(req.result as T[]);
+        });
+      const run = (await getAll<{ id: string; label?: string }>('runs')).find((r) => r.label === label);
+      const names = (await getAll<{ runId: string; name: string }>('checkpoints'))
+        .filter((c) => c.runId === run?.id)
+        .map((c) => c.name);
+      db.close();
+      return { id: run?.id ?? null, names };
+    }, liveLabels[0]!);
+    expect(stored.id).not.toBeNull();
+    expect(stored.names.length).toBeGreaterThan(0);
+    console.log(`stored run ${liveLabels[0]}: checkpoints kept in IndexedDB ${stored.names.join(', ')}`);
+    await fresh.getByTestId('playback-source').selectOption(`run:${stored.id}`);
+    const picker = fresh.getByTestId('probe-checkpoint');
+    await picker.waitFor({ timeout: 30_000 });
+    expect(await picker.locator('option').evaluateAll((o) => o.map((e) => e.getAttribute('value')))).toEqual(
+      [...stored.names].sort((a, b) => checkpointRunOrder(a) - checkpointRunOrder(b)),
+    );
+    const newest = stored.names.reduce((a, b) => (checkpointRunOrder(b) > checkpointRunOrder(a) ? b : a));
+    await picker.selectOption(newest);
+    await fresh.getByTestId('probe-sample').click();
+    const result = fresh.getByTestId('probe-result');
+    await result.waitFor({ timeout: 120_000 });
+    expect(await fresh.getByTestId('probe-error').count()).toBe(0);
+    expect(await result.textContent()).toContain(`Sampled at ${newest.slice(0, -7)} step ${Number(newest.slice(-6))}`);
+    expect(await fresh.getByTestId('probe-episode').count()).toBeGreaterThanOrEqual(1);
+    console.log(`stored-run probe: ${await result.locator('p').first().textContent()}`);
+    // a stored run this browser keeps no checkpoint of: the viewer says why it is not there
+    await fresh.evaluate(async (id) => {
+      const db = await new Promise<IDBDatabase>((resolve, reject) => {
+        const r = indexedDB.open('retirelab-runs');
+        r.onsuccess = () => resolve(r.result);
+        r.onerror = () => reject(r.error);
+      });
+      await new Promise<void>((resolve, reject) => {
+        const tx = db.transaction('checkpoints', 'readwrite');
+        tx.objectStore('checkpoints').delete(IDBKeyRange.bound([id, ''], [id, '\uffff']));
+        tx.oncomplete = () => resolve();
+        tx.onerror = () => reject(tx.error);
+      });
+      db.close();
+    }, stored.id!);
+    await fresh.getByTestId('playback-source').selectOption('recording:opd-shell');
+    await fresh.getByTestId('probe-checkpoint').waitFor({ timeout: 30_000 });
+    await fresh.getByTestId('playback-source').selectOption(`run:${stored.id}`);
+    await fresh.getByTestId('probe-unavailable').waitFor({ timeout: 30_000 });
+    expect(await fresh.getByTestId('probe-checkpoint').count()).toBe(0);
     expect(pageErrors).toEqual([]);
     await fresh.close();
   });

@@ -39,6 +39,21 @@ afterEach(() => {
 });
 
 describe('the playback store', () => {
+  it('lists a stored run’s checkpoints in run order, whatever order their names sort in, and drops other names', () => {
+    const stored = playbackSource(RUN, CONFIG, {
+      label: 'stored',
+      backend: 'cpu',
+      recordId: 'r1',
+      arm: null,
+      checkpoints: ['student-000010', 'sft-000020', 'LATEST', 'demonstrations-000000', 'student-000002'],
+    });
+    expect(stored.checkpoints).toEqual([
+      { name: 'demonstrations-000000', stage: 'demonstrations', step: 0 },
+      { name: 'sft-000020', stage: 'sft', step: 20 },
+      { name: 'student-000002', stage: 'student', step: 2 },
+      { name: 'student-000010', stage: 'student', step: 10 },
+    ]);
+  });
   it('plays at the run’s own pace: frames over wall seconds at 1×', () => {
     expect(setup().source.pace).toBe(1);
   });

@@ -93,8 +93,16 @@ export function OverviewStory() {
         preset,
         arms!.map((a) => a.config),
       );
-      await queueStore.getState().enqueue(queue);
-      setQueued(queueStore.getState().error ?? `queued ${queue.items.length} runs: see Train`);
+      // enqueue resolves only when the queue has run to its end (queueStore.ts): go to Train while it runs, and
+      // say here why it did not go, should it not
+      void queueStore
+        .getState()
+        .enqueue(queue)
+        .then(() => {
+          const refused = queueStore.getState().error;
+          if (refused) setQueued(refused);
+        });
+      setQueued(`queued ${queue.items.length} runs: see Train`);
       window.location.hash = '#train';
     } catch (e) {
       setQueued(e instanceof Error ? e.message : String(e));

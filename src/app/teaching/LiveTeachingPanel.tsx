@@ -1,6 +1,7 @@
 // Teaching panels for the run in the Train view: the gate inspector over the run's own gate events and the what-if
 // sliders over its student log (the run's metrics.jsonl, replayed as `npm run replay` would). Shown once the student
-// stage has an S_T; the trajectory viewer while a run is going (it samples the held run).
+// stage has an S_T; the trajectory viewer while a run is going (it samples the held run) or one is played back (it
+// samples the played run's checkpoints, or says why there are none).
 import { useDeferredValue, useMemo, useState } from 'react';
 import { useQueuedValue } from '../charts/redrawQueue';
 import { useThrottledValue } from '../charts/useThrottledValue';
@@ -31,13 +32,18 @@ export function LiveTeachingPanel() {
   }, [deferred, held, whatIfOpen]);
   // probes are answered while the run is held before a rollout: in the teacher and student stages
   const probeable = state.status === 'paused' && (state.stage === 'teacher' || state.stage === 'student');
-  // a recording played back: its recorded checkpoints (sampled in a worker of their own)
+  // a recorded, stored or imported run played back: its checkpoints (sampled in a worker of their own)
   const playback = usePlayback((p) => p.source);
   const frame = usePlayback((p) => p.frame);
   const viewer = isActive(state.status) ? (
     <TrajectoryViewer held={probeable} />
   ) : playback && playback.checkpoints.length > 0 ? (
     <RecordedCheckpointViewer source={playback} frame={frame} />
+  ) : playback ? (
+    <p className="muted" data-testid="probe-unavailable">
+      No trajectory viewer for this run: the viewer samples a run’s checkpoints, and this browser keeps none of this
+      one’s.
+    </p>
   ) : null;
   if (!inspection.ok) return <p className="error">{inspection.error}</p>;
   const i = inspection.value;

@@ -1,8 +1,10 @@
-// The trajectory viewer during the playback of a shipped recording: it samples one of the checkpoints the recording
-// keeps (the start of the student stage, the retirement, the end: core/experiment/demoRecording.ts) in a worker of
-// its own, by default the newest at or before the playhead.
+// The trajectory viewer during the playback of a recorded run: it samples one of the run's checkpoints in a worker of
+// its own, by default the newest at or before the playhead. A shipped recording's checkpoints come from public/demo/
+// (the start of the student stage, the retirement, the end: core/experiment/demoRecording.ts); a stored or imported
+// run's from this browser's IndexedDB (runs/idbRunRepository.ts), whose bytes go to the worker as a recording's do.
 import { useMemo, useState } from 'react';
 import { demoCheckpointFiles } from '../demo/demoRecordings';
+import { runRepository } from '../runs/storedRuns';
 import type { PlaybackSource } from '../train/playbackStore';
 import { probeRecordedCheckpoint } from './checkpointProbeClient';
 import { TrajectoryViewer, type SampleRequest } from './TrajectoryViewer';
@@ -19,11 +21,17 @@ export function RecordedCheckpointViewer({ source, frame }: { source: PlaybackSo
   );
   const [picked, setPicked] = useState<string | null>(null);
   const name = picked ?? newest?.name ?? null;
-  const arm = source.arm;
-  if (!arm || !name) return null;
+  const { arm, recordId } = source;
+  if ((!arm && !recordId) || !name) return null;
   const sample = async (request: SampleRequest) => {
-    const files = await demoCheckpointFiles(arm, name);
-    return probeRecordedCheckpoint(source.config, files, `demo/${arm}/checkpoints/${name}`, request);
+    if (arm) {
+      const files = await demoCheckpointFiles(arm, name);
+      return probeRecordedCheckpoint(source.config, files, `demo/${arm}/checkpoints/${name}`, request);
+    }
+    const where = `stored run ${source.label} (${recordId ?? '?'}), checkpoints/${name}`;
+    const files = recordId ? await (await runRepository()).checkpoints(recordId).read(name) : null;
+    if (!files) throw new Error(`${where}: this browser no longer keeps that checkpoint`);
+    return probeRecordedCheckpoint(source.config, files, where, request);
   };
   return (
     <TrajectoryViewer

@@ -42,6 +42,8 @@ async function openStoredRun(id: string): Promise<void> {
       backend: record.backend,
       recordId: id,
       arm: null,
+      // the checkpoints this browser keeps of the run (IndexedDB): the trajectory viewer samples them
+      checkpoints: await repo.checkpoints(id).list(),
     }),
   );
 }

@@ -7,7 +7,7 @@ import { useStore } from 'zustand';
 import { createStore } from 'zustand/vanilla';
 import type { ExperimentConfig } from '../../core/experiment/config';
 import type { DemoArm } from '../../core/experiment/demoRecording';
-import { parseCheckpointName } from '../../core/runLog/checkpointName';
+import { checkpointRunOrder, parseCheckpointName } from '../../core/runLog/checkpointName';
 import { EMPTY_RUN_LOG, type RunLog } from '../../core/runLog/runLogFold';
 import {
   foldToFrame,
@@ -39,7 +39,7 @@ export interface PlaybackSource {
   recordId: string | null;
   /** the shipped recording it is, or null */
   arm: DemoArm | null;
-  /** checkpoints the trajectory viewer can open, in run order (only a recording ships them) */
+  /** checkpoints the trajectory viewer can open, in run order: a recording's shipped ones, a stored run's kept ones */
   checkpoints: { name: string; stage: string; step: number }[];
   /** frames per second at 1×: the run's own pace */
   pace: number;
@@ -76,10 +76,13 @@ export function playbackSource(
     ...meta,
     config,
     timeline,
-    checkpoints: (meta.checkpoints ?? []).flatMap((name) => {
-      const at = parseCheckpointName(name);
-      return at ? [{ name, stage: at.stage, step: at.step }] : [];
-    }),
+    // a stored run lists its checkpoints by name ("sft-…" before "demonstrations-…"): put them in run order
+    checkpoints: [...(meta.checkpoints ?? [])]
+      .sort((a, b) => checkpointRunOrder(a) - checkpointRunOrder(b))
+      .flatMap((name) => {
+        const at = parseCheckpointName(name);
+        return at ? [{ name, stage: at.stage, step: at.step }] : [];
+      }),
     pace: seconds && seconds > 0 && frames > 0 ? frames / seconds : DEFAULT_PACE,
   };
 }
