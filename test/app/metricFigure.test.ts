@@ -37,4 +37,24 @@ describe('a chart’s downloaded figure', () => {
     const svg = metricFigure({ ...eta, threshold: { y: 1e6, label: 'δ = 1000000' } });
     expect(texts(svg, 'legend-entry')).toEqual(['η', 'retirement (dashed, in the series’ colour)']);
   });
+
+  it('keeps a threshold inside a fixed y domain even when the data so far lie far below it (S_T over early steps)', () => {
+    const early = {
+      ...eta,
+      lines: [
+        {
+          ...eta.lines[0]!,
+          points: [
+            { x: 5, y: 0.15 },
+            { x: 9, y: 0.12 },
+          ],
+        },
+      ],
+    };
+    const sT = { y: 0.766, label: 'S_T 76.6 %' };
+    const fixed = metricFigure({ ...early, threshold: sT, yDomain: [0, 1] }, [0, 1]);
+    expect(texts(fixed, 'legend-entry')).toContain('S_T 76.6 %');
+    const free = metricFigure({ ...early, threshold: sT });
+    expect(texts(free, 'legend-entry')).not.toContain('S_T 76.6 %');
+  });
 });

@@ -48,10 +48,12 @@ const tick = chartNumber(4, 1e-3, 1);
 const precise = chartNumber(5, 1e-4, 3);
 
 /**
- * Whether a threshold line belongs on the chart's scale: within one data range of the data. A relaxed threshold
- * (the smoke preset's δ = 1e6) would otherwise flatten the line it is meant to be read against.
+ * Whether a threshold line belongs on the chart's scale: inside a fixed y domain when the chart has one, else within
+ * one data range of the data. A relaxed threshold (the smoke preset's δ = 1e6) would otherwise flatten the line it
+ * is meant to be read against.
  */
-function thresholdOnScale(y: number, lines: MetricChartProps['lines']): boolean {
+function thresholdOnScale(y: number, lines: MetricChartProps['lines'], yDomain?: readonly [number, number]): boolean {
+  if (yDomain) return y >= yDomain[0] && y <= yDomain[1];
   let lo = Infinity;
   let hi = -Infinity;
   for (const l of lines) {
@@ -76,7 +78,7 @@ function constantRange(lines: MetricChartProps['lines']): [number, number] | und
  * threshold and the retirement marker), for the SVG/PNG downloads.
  */
 export function metricFigure(p: MetricChartProps, yDomain?: readonly [number, number]): string {
-  const threshold = p.threshold && thresholdOnScale(p.threshold.y, p.lines) ? p.threshold : null;
+  const threshold = p.threshold && thresholdOnScale(p.threshold.y, p.lines, p.yDomain) ? p.threshold : null;
   return lineFigureSvg({
     title: p.title,
     xLabel: p.xLabel ?? 'step',
@@ -116,7 +118,7 @@ export const MetricChart = memo(function MetricChart(props: MetricChartProps) {
 function MetricChartView(props: MetricChartProps) {
   const { title, lines, xLabel = 'step', threshold, marker, note, testId, yDomain } = props;
   const empty = lines.every((l) => l.points.length === 0);
-  const thresholdShown = threshold && thresholdOnScale(threshold.y, lines) ? threshold : null;
+  const thresholdShown = threshold && thresholdOnScale(threshold.y, lines, yDomain) ? threshold : null;
   const domain = yDomain ?? constantRange(lines);
   return (
     <figure className="chart" data-testid={testId}>
