@@ -106,6 +106,8 @@ function protocolFolder(name: string, seeds: readonly number[], facts: boolean):
       seed,
       success: RETIRE[i]!,
       vals,
+      // the hand-computed gate table below assumes these windows and thresholds, whatever the preset's are
+      sets: ['student.gate.windowSize=5', 'student.gate.competenceThreshold=0.9', 'student.gate.alignmentThreshold=0'],
       ...(facts ? { facts: factsOf(0.75, 0.25) } : {}),
     });
     fakeRun(join(dir, 'opd'), {

@@ -39,11 +39,21 @@ const interval = (i: SeedInterval): string =>
 const signedInterval = (d: PairedDifference): string =>
   d.n === 0 ? '–' : Number.isFinite(d.halfWidth) ? `${signedPct(d.mean)} ± ${pct(d.halfWidth)}` : signedPct(d.mean);
 
+/** A run's test success: at T = 1 (`summary.test`), or at another evaluated temperature (`temperatureControl`). */
+type SuccessOf = (s: RunSummary) => number | undefined;
+const atTemperatureOne: SuccessOf = (s) => s.test.successRate;
+const atTemperature =
+  (temperature: number): SuccessOf =>
+  (s) =>
+    (s.temperatureControl ?? []).find((t) => t.temperature === temperature)?.successRate;
+
 /** seed → test success of an arm's completed runs (a seed run twice keeps the later folder's run). */
-function successBySeed(runs: readonly ProtocolRun[]): Map<number, number> {
+function successBySeed(runs: readonly ProtocolRun[], successOf: SuccessOf = atTemperatureOne): Map<number, number> {
   const m = new Map<number, number>();
-  for (const r of [...runs].sort((a, b) => a.seed - b.seed))
-    if (Number.isFinite(r.summary.test.successRate)) m.set(r.seed, r.summary.test.successRate);
+  for (const r of [...runs].sort((a, b) => a.seed - b.seed)) {
+    const v = successOf(r.summary);
+    if (v !== undefined && Number.isFinite(v)) m.set(r.seed, v);
+  }
   return m;
 }
 
@@ -61,8 +71,14 @@ export interface ArmRow {
   vsRetire: PairedDifference | null;
 }
 
-function armRow(arm: string, title: string, runs: readonly ProtocolRun[], retire: Map<number, number>): ArmRow {
-  const bySeed = successBySeed(runs);
+function armRow(
+  arm: string,
+  title: string,
+  runs: readonly ProtocolRun[],
+  retire: Map<number, number>,
+  successOf: SuccessOf = atTemperatureOne,
+): ArmRow {
+  const bySeed = successBySeed(runs, successOf);
   const perSeed = [...bySeed.entries()].map(([seed, value]) => ({ seed, value }));
   return {
     arm,
@@ -82,6 +98,9 @@ export interface FactRow {
 
 export interface ProtocolTables {
   story: ArmRow[];
+  /** the story again at each other temperature every story run evaluated (evaluation.temperatures), e.g. the
+   *  validation temperature 0.4 of the public scripts, at which S_T is measured */
+  storyAt: { temperature: number; rows: ArmRow[] }[];
   ablations: ArmRow[];
   /** fixed:N's N per seed (the seed's RetireOPD trigger) */
   fixedSteps: { seed: number; step: number | null }[];
@@ -102,7 +121,17 @@ export function protocolTables(runs: readonly ProtocolRun[]): ProtocolTables {
   const of = (arm: string): ProtocolRun[] => runs.filter((r) => r.arm === arm && r.summary.status === 'completed');
   const retireRuns = of('retire');
   const retire = successBySeed(retireRuns);
-  const story = STORY_ARMS.filter((a) => of(a).length > 0).map((a) => armRow(a, armTitle(a), of(a), retire));
+  const storyArms = STORY_ARMS.filter((a) => of(a).length > 0);
+  const story = storyArms.map((a) => armRow(a, armTitle(a), of(a), retire));
+  const storyRuns = storyArms.flatMap(of);
+  const temperatures = [...new Set(storyRuns.flatMap((r) => (r.summary.temperatureControl ?? []).map((t) => t.temperature)))]
+    .filter((T) => T !== 1 && storyRuns.every((r) => (r.summary.temperatureControl ?? []).some((t) => t.temperature === T)))
+    .sort((a, b) => a - b);
+  const storyAt = temperatures.map((temperature) => {
+    const successOf = atTemperature(temperature);
+    const retireAt = successBySeed(retireRuns, successOf);
+    return { temperature, rows: storyArms.map((a) => armRow(a, armTitle(a), of(a), retireAt, successOf)) };
+  });
   const ablations: ArmRow[] = [];
   if (of('fixed').length > 0) ablations.push(armRow('fixed', armTitle('fixed'), of('fixed'), retire));
   for (const a of ABLATION_ARMS) {
@@ -127,6 +156,7 @@ export function protocolTables(runs: readonly ProtocolRun[]): ProtocolTables {
   const factsMissing = factArms.filter((a) => of(a).some((r) => r.summary.misleadingFacts === undefined));
   return {
     story,
+    storyAt,
     ablations,
     fixedSteps,
     unmatchedFixed: fixedSteps.filter((f) => f.step === null).map((f) => f.seed),
@@ -205,6 +235,24 @@ export function protocolPage(t: ProtocolTables, meta: ProtocolMeta): string {
         `(per seed: ${opd.seeds.map((s, i) => `${s}: ${signedPct(opd.differences[i] as number)}`).join(', ')}).`,
       '',
     );
+  for (const { temperature, rows } of t.storyAt) {
+    out.push(
+      `## Story at T = ${temperature}`,
+      '',
+      `The same runs' final students, tested on the same tasks sampling at T = ${temperature} (evaluation.temperatures), ` +
+        'the temperature the gate validates at and S_T is measured at. The table above (T = 1) is the primary one.',
+      '',
+      ...armTable(rows),
+      '',
+    );
+    const d = rows.find((r) => r.arm === 'opd')?.vsRetire;
+    if (d && d.n > 0)
+      out.push(
+        `RetireOPD − OPD throughout at T = ${temperature}: ${signedInterval(d)} points; RetireOPD is higher on ${d.positive} of ${d.n} ` +
+          `(per seed: ${d.seeds.map((s, i) => `${s}: ${signedPct(d.differences[i] as number)}`).join(', ')}).`,
+        '',
+      );
+  }
   out.push('## Ablations', '');
   if (t.ablations.length === 0) out.push('No ablation runs in this folder.', '');
   else {

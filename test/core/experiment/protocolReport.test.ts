@@ -35,6 +35,36 @@ describe('protocolTables', () => {
     expect(t.ablations[0]!.vsRetire!.seeds).toEqual([1000]);
   });
 
+  it('repeats the story at a temperature every story run was also tested at, paired by seed at that temperature', () => {
+    const at = (success: number, cold: number): Partial<ProtocolRun> => ({
+      summary: {
+        status: 'completed',
+        test: { successRate: success },
+        gate: { triggerStep: 50 },
+        temperatureControl: [
+          { temperature: 1, successRate: success, argEntropy: 0.1 },
+          { temperature: 0.4, successRate: cold, argEntropy: 0.05 },
+        ],
+      } as unknown as RunSummary,
+    });
+    const t = protocolTables([
+      run('retire', 1000, 0.5, at(0.5, 0.9)),
+      run('retire', 1001, 0.6, at(0.6, 0.8)),
+      run('opd', 1000, 0.7, at(0.7, 0.6)),
+      run('opd', 1001, 0.7, at(0.7, 0.7)),
+    ]);
+    // T = 1: differences −0.2 and −0.1; T = 0.4: differences 0.3 and 0.1
+    expect(t.story.find((r) => r.arm === 'opd')!.vsRetire!.mean).toBeCloseTo(-0.15, 12);
+    expect(t.storyAt.map((s) => s.temperature)).toEqual([0.4]);
+    const opdCold = t.storyAt[0]!.rows.find((r) => r.arm === 'opd')!;
+    expect(opdCold.vsRetire!.mean).toBeCloseTo(0.2, 12);
+    expect(opdCold.vsRetire!.positive).toBe(2);
+    expect(t.storyAt[0]!.rows.find((r) => r.arm === 'retire')!.success.mean).toBeCloseTo(0.85, 12);
+    // a temperature only some story runs have is not tabulated
+    const partial = protocolTables([run('retire', 1000, 0.5, at(0.5, 0.9)), run('opd', 1000, 0.7)]);
+    expect(partial.storyAt).toEqual([]);
+  });
+
   it('names the RetireOPD seeds that never retired (no fixed:N run can match them)', () => {
     const t = protocolTables([run('retire', 1000, 0.8, {}, null), run('retire', 1001, 0.6, {}, 40)]);
     expect(t.unmatchedFixed).toEqual([1000]);
