@@ -64,7 +64,9 @@ export const EXPLANATIONS = {
       'for good — when the criterion is valid, the gap stopped shrinking and the student is competent enough.',
     formula: String.raw`\text{retire} \iff \text{valid} \,\wedge\, \rho \le \delta \,\wedge\, \eta \ge \gamma`,
     sign: 'After retirement λ_opd = 0 and the teacher’s forward pass is skipped (teacher_forward_skipped counts them).',
-    lookFor: 'With W = 5 and a validation every 5 steps, the earliest possible trigger is step 10.',
+    lookFor:
+      'With the defaults (W = 5, a validation every 5 steps) the earliest possible trigger is step 10; the shell demo’s ' +
+      'W = 10 makes it step 20.',
     anchor: 'gate-decision',
   },
   val_success: {

@@ -30,7 +30,7 @@ const DEFAULT_PACE = 4;
 const TICK_MS = 100;
 
 export interface PlaybackSource {
-  /** shown in the bar: "recording retire-shell (seed 5)", a stored run's label */
+  /** shown in the bar: "recording retire-shell (seed 1000)", a stored run's label */
   label: string;
   config: ExperimentConfig;
   timeline: PlaybackTimeline;
