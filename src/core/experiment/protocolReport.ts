@@ -124,8 +124,12 @@ export function protocolTables(runs: readonly ProtocolRun[]): ProtocolTables {
   const storyArms = STORY_ARMS.filter((a) => of(a).length > 0);
   const story = storyArms.map((a) => armRow(a, armTitle(a), of(a), retire));
   const storyRuns = storyArms.flatMap(of);
-  const temperatures = [...new Set(storyRuns.flatMap((r) => (r.summary.temperatureControl ?? []).map((t) => t.temperature)))]
-    .filter((T) => T !== 1 && storyRuns.every((r) => (r.summary.temperatureControl ?? []).some((t) => t.temperature === T)))
+  const temperatures = [
+    ...new Set(storyRuns.flatMap((r) => (r.summary.temperatureControl ?? []).map((t) => t.temperature))),
+  ]
+    .filter(
+      (T) => T !== 1 && storyRuns.every((r) => (r.summary.temperatureControl ?? []).some((t) => t.temperature === T)),
+    )
     .sort((a, b) => a - b);
   const storyAt = temperatures.map((temperature) => {
     const successOf = atTemperature(temperature);
