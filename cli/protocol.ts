@@ -14,7 +14,13 @@ import { alignmentDecision, type AlignmentDecision } from '../src/core/alignment
 import { UserError, withFsErrors } from '../src/core/errors';
 import { validateConfig } from '../src/core/experiment/config';
 import { gateConfigFor } from '../src/core/experiment/gateSettings';
-import { fixedSweeps, plannedSweeps, sweepCommand, type PlannedSweep } from '../src/core/experiment/protocolPlan';
+import {
+  fixedSweeps,
+  plannedArms,
+  plannedSweeps,
+  sweepCommand,
+  type PlannedSweep,
+} from '../src/core/experiment/protocolPlan';
 import { protocolPage, protocolTables, type ProtocolRun } from '../src/core/experiment/protocolReport';
 import { protocolSeedProblem, seedsOf, type SeedSet } from '../src/core/experiment/seedProtocol';
 import type { RunSummary } from '../src/core/experiment/summary';
@@ -185,7 +191,7 @@ async function protocol(argv: string[], io: CliIo, runSweep: SweepRunner): Promi
   }
   const problem = protocolSeedProblem(set, [...new Set(runs.map((r) => r.seed))]);
   if (problem) throw new UserError(`${dir}: no ${set} protocol table from these runs: ${problem}`);
-  const page = protocolPage(protocolTables(runs), {
+  const page = protocolPage(protocolTables(runs, { arms: plannedArms(hasControl), seeds }), {
     env,
     seedSet: set,
     seeds,

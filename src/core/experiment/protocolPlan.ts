@@ -31,6 +31,11 @@ export const ARM_TITLES: Record<StoryArm | AblationArm | 'fixed', string> = {
   lambda: 'RetireOPD, λ_opd ∈ {0.01, 0.1}',
 };
 
+/** Every arm the protocol plans for an environment (`hasControl`: it has a negative-control preset), in page order. */
+export function plannedArms(hasControl: boolean): string[] {
+  return [...STORY_ARMS.filter((a) => a !== 'control' || hasControl), 'fixed', ...ABLATION_ARMS];
+}
+
 /** The config key of the misleading-entry ablation and the λ_opd values beside the RetireOPD arm's own 1. */
 export const MISLEADING_KEY = 'env.misleadingSkillFraction';
 export const LAMBDA_VALUES = [0.01, 0.1] as const;

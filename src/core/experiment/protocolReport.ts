@@ -5,7 +5,7 @@
 // (its episodes averaged first), intervals are Student-t over seeds, differences are paired on the seed. Pure.
 import type { AlignmentDecision } from '../alignmentHold';
 import { RELEARNED_SUCCESS, type FactOutcome } from './factOutcome';
-import { ABLATION_ARMS, ARM_TITLES, STORY_ARMS } from './protocolPlan';
+import { ABLATION_ARMS, ARM_TITLES, LAMBDA_VALUES, STORY_ARMS } from './protocolPlan';
 import { pairedDifference, seedInterval, type PairedDifference, type SeedInterval } from './seedStatistics';
 import type { RunSummary } from './summary';
 
@@ -114,10 +114,65 @@ export interface ProtocolTables {
   facts: FactRow[] | null;
   /** arms (story: retire, opd) whose summaries lack misleadingFacts: the per-fact table cannot be built from them */
   factsMissing: string[];
+  /** which planned arms and seeds have no completed run (null when no plan was given) */
+  coverage: ProtocolCoverage | null;
+}
+
+/** The protocol's plan as the report checks it: the arms planned for the environment and the seed set's seeds. */
+export interface ProtocolPlanScope {
+  /** arm ids: story arms, ablation arms (`lambda` for every λ value) and `fixed` */
+  arms: readonly string[];
+  seeds: readonly number[];
+}
+
+/** What the protocol folder lacks: planned arms with no completed run, and arms that lack some seeds. */
+export interface ProtocolCoverage {
+  notRun: string[];
+  partial: { arm: string; missingSeeds: number[] }[];
+}
+
+/**
+ * The planned arms and seeds without a completed run. A seed of the λ ablation counts once every λ value has run on
+ * it; fixed:N expects only the seeds whose RetireOPD run retired (and none while the RetireOPD arm has no runs).
+ */
+export function protocolCoverage(runs: readonly ProtocolRun[], plan: ProtocolPlanScope): ProtocolCoverage {
+  const done = runs.filter((r) => r.summary.status === 'completed');
+  const seedsOf = (arm: string): Set<number> => {
+    const of = done.filter((r) => r.arm === arm);
+    if (arm !== 'lambda') return new Set(of.map((r) => r.seed));
+    return new Set(
+      plan.seeds.filter((s) => LAMBDA_VALUES.every((l) => of.some((r) => r.seed === s && r.lambdaOpd === l))),
+    );
+  };
+  const retired = done.filter((r) => r.arm === 'retire' && r.summary.gate.triggerStep !== null).map((r) => r.seed);
+  const notRun: string[] = [];
+  const partial: { arm: string; missingSeeds: number[] }[] = [];
+  for (const arm of plan.arms) {
+    const have = seedsOf(arm);
+    const expected = arm === 'fixed' ? plan.seeds.filter((s) => retired.includes(s)) : plan.seeds;
+    const missingSeeds = expected.filter((s) => !have.has(s));
+    // fixed:N with RetireOPD runs that never retired: nothing to run
+    if (arm === 'fixed' && expected.length === 0 && done.some((r) => r.arm === 'retire')) continue;
+    if (have.size === 0) notRun.push(arm);
+    else if (missingSeeds.length > 0) partial.push({ arm, missingSeeds });
+  }
+  return { notRun, partial };
+}
+
+/** Seeds as short ranges: 1000–1004, 1007. */
+function seedRanges(seeds: readonly number[]): string {
+  const parts: string[] = [];
+  for (let i = 0; i < seeds.length;) {
+    let j = i;
+    while (j + 1 < seeds.length && (seeds[j + 1] as number) === (seeds[j] as number) + 1) j++;
+    parts.push(j > i ? `${seeds[i]}–${seeds[j]}` : String(seeds[i]));
+    i = j + 1;
+  }
+  return parts.join(', ');
 }
 
 /** The tables of a protocol folder's runs. */
-export function protocolTables(runs: readonly ProtocolRun[]): ProtocolTables {
+export function protocolTables(runs: readonly ProtocolRun[], plan?: ProtocolPlanScope): ProtocolTables {
   const of = (arm: string): ProtocolRun[] => runs.filter((r) => r.arm === arm && r.summary.status === 'completed');
   const retireRuns = of('retire');
   const retire = successBySeed(retireRuns);
@@ -171,6 +226,7 @@ export function protocolTables(runs: readonly ProtocolRun[]): ProtocolTables {
       .map((r) => r.seed),
     facts: factsMissing.length === 0 && factArms.length > 0 ? factRows(factArms, of) : null,
     factsMissing,
+    coverage: plan ? protocolCoverage(runs, plan) : null,
   };
 }
 
@@ -205,6 +261,16 @@ function armTable(rows: readonly ArmRow[], extra?: (r: ArmRow) => string): strin
   return lines;
 }
 
+/** The page's coverage paragraph: empty when every planned arm has every seed (or no plan was given). */
+function coverageLines(c: ProtocolCoverage | null): string[] {
+  if (c === null || (c.notRun.length === 0 && c.partial.length === 0)) return [];
+  const lines = ['**Incomplete: the tables below cover only the runs this folder holds.**', ''];
+  if (c.notRun.length > 0) lines.push(`- Not run: ${c.notRun.map(armTitle).join('; ')}.`);
+  for (const p of c.partial) lines.push(`- ${armTitle(p.arm)}: no run for seed(s) ${seedRanges(p.missingSeeds)}.`);
+  lines.push('');
+  return lines;
+}
+
 /** The outcome page (Markdown). */
 export function protocolPage(t: ProtocolTables, meta: ProtocolMeta): string {
   const seedText = `${meta.seeds[0]}–${meta.seeds.at(-1)}`;
@@ -223,6 +289,7 @@ export function protocolPage(t: ProtocolTables, meta: ProtocolMeta): string {
       '± is the half-width of the 95 % Student-t interval over seeds (n − 1 degrees of freedom). Differences are ' +
       'paired on the seed (same SFT, teacher and tasks) before the interval is taken.',
     '',
+    ...coverageLines(t.coverage),
     '## Story',
     '',
     ...armTable(t.story),

@@ -112,4 +112,41 @@ describe('protocolTables', () => {
     expect(page).toContain('No ablation runs in this folder.');
     expect(page).toContain('Caution: on seed(s) 1000, 1001 the replayed adaptive trigger is not the run’s own');
   });
+
+  it('names the planned arms with no run and the seeds an arm lacks, and says nothing when the folder is complete', () => {
+    const seeds = [1000, 1001, 1002, 1003];
+    const arms = ['retire', 'opd', 'grpo', 'fixed', 'lambda'];
+    const runs = [
+      ...seeds.map((s) => run('retire', s, 0.8, {}, s === 1003 ? null : 50)),
+      run('opd', 1000, 0.7),
+      run('opd', 1001, 0.7),
+      run('opd', 1003, 0.7),
+      // fixed:N is expected on the three seeds that retired only
+      run('fixed', 1000, 0.8),
+      run('fixed', 1001, 0.8),
+      run('fixed', 1002, 0.8),
+      // λ: a seed counts once both values ran on it
+      ...seeds.map((s) => run('lambda', s, 0.5, { lambdaOpd: 0.1 })),
+      run('lambda', 1000, 0.2, { lambdaOpd: 0.01 }),
+    ];
+    const t = protocolTables(runs, { arms, seeds });
+    expect(t.coverage).toEqual({
+      notRun: ['grpo'],
+      partial: [
+        { arm: 'opd', missingSeeds: [1002] },
+        { arm: 'lambda', missingSeeds: [1001, 1002, 1003] },
+      ],
+    });
+    const meta = { env: 'house', seedSet: 'reporting' as const, seeds, commit: 'c', command: 'x', date: 'd' };
+    const page = protocolPage(t, meta);
+    expect(page).toContain('**Incomplete: the tables below cover only the runs this folder holds.**');
+    expect(page).toContain('- Not run: pure GRPO.');
+    expect(page).toContain('- RetireOPD, λ_opd ∈ {0.01, 0.1}: no run for seed(s) 1001–1003.');
+    expect(page).toContain('- OPD throughout: no run for seed(s) 1002.');
+    const complete = protocolTables(runs.slice(0, 4), { arms: ['retire'], seeds });
+    expect(complete.coverage).toEqual({ notRun: [], partial: [] });
+    expect(protocolPage(complete, meta)).not.toContain('Incomplete');
+    // no plan given: no coverage check
+    expect(protocolTables(runs).coverage).toBeNull();
+  });
 });
