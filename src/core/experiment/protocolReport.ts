@@ -132,27 +132,27 @@ export interface ProtocolCoverage {
 }
 
 /**
- * The planned arms and seeds without a completed run. A seed of the λ ablation counts once every λ value has run on
- * it; fixed:N expects only the seeds whose RetireOPD run retired (and none while the RetireOPD arm has no runs).
+ * The planned arms and seeds without a completed run (`of`: an arm's completed runs). A seed of the λ ablation counts
+ * once every λ value has run on it; fixed:N expects only the seeds whose RetireOPD run retired (and is not run while
+ * the RetireOPD arm has no runs).
  */
-export function protocolCoverage(runs: readonly ProtocolRun[], plan: ProtocolPlanScope): ProtocolCoverage {
-  const done = runs.filter((r) => r.summary.status === 'completed');
-  const seedsOf = (arm: string): Set<number> => {
-    const of = done.filter((r) => r.arm === arm);
-    if (arm !== 'lambda') return new Set(of.map((r) => r.seed));
-    return new Set(
-      plan.seeds.filter((s) => LAMBDA_VALUES.every((l) => of.some((r) => r.seed === s && r.lambdaOpd === l))),
-    );
-  };
-  const retired = done.filter((r) => r.arm === 'retire' && r.summary.gate.triggerStep !== null).map((r) => r.seed);
+function protocolCoverage(of: (arm: string) => ProtocolRun[], plan: ProtocolPlanScope): ProtocolCoverage {
+  const seedsOf = (arm: string): Set<number> =>
+    arm === 'lambda'
+      ? new Set(
+          plan.seeds.filter((s) => LAMBDA_VALUES.every((l) => of(arm).some((r) => r.seed === s && r.lambdaOpd === l))),
+        )
+      : new Set(of(arm).map((r) => r.seed));
+  const retireRuns = of('retire');
+  const retired = new Set(retireRuns.filter((r) => r.summary.gate.triggerStep !== null).map((r) => r.seed));
   const notRun: string[] = [];
   const partial: { arm: string; missingSeeds: number[] }[] = [];
   for (const arm of plan.arms) {
+    const expected = arm === 'fixed' ? plan.seeds.filter((s) => retired.has(s)) : plan.seeds;
+    // fixed:N where no RetireOPD run retired: nothing to run
+    if (arm === 'fixed' && expected.length === 0 && retireRuns.length > 0) continue;
     const have = seedsOf(arm);
-    const expected = arm === 'fixed' ? plan.seeds.filter((s) => retired.includes(s)) : plan.seeds;
     const missingSeeds = expected.filter((s) => !have.has(s));
-    // fixed:N with RetireOPD runs that never retired: nothing to run
-    if (arm === 'fixed' && expected.length === 0 && done.some((r) => r.arm === 'retire')) continue;
     if (have.size === 0) notRun.push(arm);
     else if (missingSeeds.length > 0) partial.push({ arm, missingSeeds });
   }
@@ -226,7 +226,7 @@ export function protocolTables(runs: readonly ProtocolRun[], plan?: ProtocolPlan
       .map((r) => r.seed),
     facts: factsMissing.length === 0 && factArms.length > 0 ? factRows(factArms, of) : null,
     factsMissing,
-    coverage: plan ? protocolCoverage(runs, plan) : null,
+    coverage: plan ? protocolCoverage(of, plan) : null,
   };
 }
 
