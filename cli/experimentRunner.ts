@@ -30,6 +30,7 @@ import { STAGE_NAMES, type StageName, type TrainerEvent } from '../src/engine/tr
 import { NodeCheckpointStorage } from './nodeCheckpointStorage';
 import { modelConfigFor } from '../src/engine/modelConfig';
 import { checkShippedTeacher, TEACHER_FILES } from '../src/engine/trainer/shippedTeacher';
+import type { FollowerSpec } from '../src/engine/trainer/followers';
 import { Trainer } from '../src/engine/trainer/trainer';
 import { checkCheckpointContent, parseTrainerState, type TrainerState } from '../src/engine/trainer/trainerState';
 import type { WeightRecord } from '../src/engine/weights';
@@ -105,6 +106,10 @@ export interface RunOptions {
   interrupt?: InterruptLatch;
   /** where warnings go (default: process.stderr) */
   log?: (text: string) => void;
+  /** runs to carry along this run's student stage (a sweep's followers, src/engine/trainer/followers.ts) */
+  followers?: (() => Promise<FollowerSpec[]>) | null;
+  /** `resume` is where a follower left its leader: its folder already holds its events up to there */
+  continuation?: boolean;
 }
 
 /** Checkpoints of a run folder, oldest first (for messages). */
@@ -255,6 +260,8 @@ export async function runExperiment(opts: RunOptions): Promise<RunSummary> {
     onEvent,
     resume: opts.resume,
     shippedTeacher,
+    followers: opts.followers ?? null,
+    continuation: opts.continuation ?? false,
   });
   const latch = opts.interrupt ?? new InterruptLatch();
   const removeHandler = opts.interrupt ? () => undefined : installInterrupt(latch);

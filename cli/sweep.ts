@@ -7,14 +7,17 @@
 // sweep.matchTemperature (actobs-vs-actionsft) runs its reference arm first per seed and evaluates the other arm at
 // the temperature matching the reference's argument-token entropy (an extra column of the table). Runs with the same
 // config prefix (core/experiment/configPrefix.ts: everything the demonstrations, SFT and teacher stages read) share
-// it: the first of them trains it, the others fork from its checkpoint before the student stage (cli/prefixFork.ts);
-// --no-share runs every run alone.
+// it: the first of them trains it, the others fork from its checkpoint before the student stage (cli/prefixFork.ts).
+// Later runs with the same trajectory key (core/experiment/trajectoryKey.ts: equal but for the schedule, its gate
+// and the final evaluation) also share the student stage: they ride along the first one's as followers
+// (src/engine/trainer/followers.ts) until their schedule first plans a step differently, then continue alone from
+// there (OPD throughout leaves RetireOPD at its trigger). --no-share runs every run alone.
 // Exit codes: 0 all runs completed; 1 some run failed or was interrupted; 2 user error.
 import { join } from 'node:path';
 import { CheckpointError, RunFolderError, UserError } from '../src/core/errors';
 import { tuningSeedWarning } from '../src/core/experiment/seedProtocol';
 import { parseSeed } from '../src/core/experiment/numberText';
-import { applyOverrides } from '../src/core/experiment/config';
+import { applyOverrides, type ExperimentConfig } from '../src/core/experiment/config';
 import { NODE_BACKEND_NAMES } from '../src/core/methodVocabulary';
 import { parseFlags, refuseBlankPaths } from './cliArgs';
 import { expandSweep, parseSweepSpec, runSweep, type SweepRun, type SweepSpec } from '../src/core/experiment/sweep';
@@ -27,6 +30,17 @@ import { InterruptLatch } from './interrupt';
 import { RunFolder } from './runFolder';
 import { forkRunFolder, leadersUnder } from './prefixFork';
 import { prefixKeyOf } from '../src/core/experiment/configPrefix';
+import { trajectoryKeyOf } from '../src/core/experiment/trajectoryKey';
+import type { FollowerEnd, FollowerSpec } from '../src/engine/trainer/followers';
+import { rmSync } from 'node:fs';
+
+/** A run riding along another's student stage: its folder, its config then, whose, and how the ride ended. */
+interface Ride {
+  folder: RunFolder;
+  config: ExperimentConfig;
+  leader: string;
+  end: FollowerEnd | null;
+}
 
 /** More runs than this in one sweep is almost surely a typo in --seeds or --vary. */
 const MAX_RUNS = 1000;
@@ -42,8 +56,12 @@ const USAGE = `usage: npm run sweep -- --preset NAME [options]
   --set key=value      override the base config (repeatable)
   --backend B          ${NODE_BACKEND_NAMES.join(' | ')}
   --out DIR            sweep folder (default runs/sweep-<preset>-<time>)
-  --no-share           train every run's demonstrations, SFT and teacher itself (default: runs whose configs agree
-                       on every key those stages read train them once and fork before the student stage)
+  --no-share           train every run alone (default: runs whose configs agree on every key the demonstrations,
+                       SFT and teacher stages read train them once and fork before the student stage, and runs
+                       that differ only in schedule, gate or evaluation also share the student stage until their
+                       schedules first plan a step differently)
+  --population-size N  at most N runs train as one population: a leader and N−1 followers riding along its
+                       student stage (default: no cap; 1 runs every student stage on its own)
   --share-from DIR     also fork from the completed runs already in DIR (a sweep folder, or a folder of sweep
                        folders such as npm run protocol's)
   --no-progress        no progress bars`;
@@ -54,6 +72,15 @@ function parseValue(raw: string): unknown {
   } catch {
     return raw;
   }
+}
+
+/** --population-size: an integer ≥ 1 (default: no cap). */
+function parsePopulationSize(raw: string | undefined): number {
+  if (raw === undefined) return Infinity;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(n) || n < 1)
+    throw new UserError(`--population-size: expected an integer ≥ 1, got "${raw.slice(0, 40)}"`);
+  return n;
 }
 
 /** The command in-process: returns the exit code; user errors are reported to `io` as one line. */
@@ -80,6 +107,7 @@ async function sweep(argv: string[], io: CliIo, options: SweepOptions = {}): Pro
     'no-progress': { type: 'boolean' },
     'no-share': { type: 'boolean' },
     'share-from': { type: 'string' },
+    'population-size': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
@@ -88,6 +116,7 @@ async function sweep(argv: string[], io: CliIo, options: SweepOptions = {}): Pro
   }
   refuseBlankPaths({ out: values.out, 'share-from': values['share-from'] });
   if (values['no-share'] && values['share-from']) throw new UserError('give --no-share or --share-from, not both');
+  const populationSize = parsePopulationSize(values['population-size']);
   if (values.report) {
     if (!values.out) throw new UserError('--report needs --out DIR (where the combined outcome goes)');
     const table = report(values.report.split(','), values.out);
@@ -176,6 +205,29 @@ async function sweep(argv: string[], io: CliIo, options: SweepOptions = {}): Pro
   const share = !values['no-share'];
   const shareFrom = values['share-from'];
   const leaders = shareFrom ? leadersUnder(shareFrom) : new Map<string, string>();
+  // run label → a run not yet started riding along another's student stage: its folder, config and how it ended
+  const riding = new Map<string, Ride>();
+  const started = new Set<string>();
+  /** The runs not yet started that can ride along `leader`'s student stage: forked from its folder at that start. */
+  const followersOf = (leader: SweepRun, dir: string) => async (): Promise<FollowerSpec[]> => {
+    const key = trajectoryKeyOf(leader.config);
+    const specs: FollowerSpec[] = [];
+    for (const run of runs) {
+      if (specs.length >= populationSize - 1) break;
+      if (started.has(run.label) || riding.has(run.label) || trajectoryKeyOf(run.config) !== key) continue;
+      const { folder } = await forkRunFolder(dir, join(out, slug(run.label)), run.config);
+      const ride: Ride = { folder, config: run.config, leader: leader.label, end: null };
+      riding.set(run.label, ride);
+      specs.push({
+        config: run.config,
+        storage: folder.checkpoints,
+        onEvent: (e) => folder.record(e),
+        end: (how) => void (ride.end = how),
+      });
+      io.stderr(`${run.label}: rides along ${leader.label}'s student stage\n`);
+    }
+    return specs;
+  };
   let results;
   try {
     results = await runSweep(
@@ -184,7 +236,23 @@ async function sweep(argv: string[], io: CliIo, options: SweepOptions = {}): Pro
       async (run, i) => {
         const dir = join(out, slug(run.label));
         const key = prefixKeyOf(run.config);
-        const leader = share ? leaders.get(key) : undefined;
+        started.add(run.label);
+        const ride = riding.get(run.label);
+        // its config as it rode (a temperature-matched run gets its evaluation target only now)
+        const same = ride !== undefined && JSON.stringify(ride.config) === JSON.stringify(run.config);
+        const left = same && ride.end?.kind === 'detached' ? ride.end : null;
+        if (ride && !left) {
+          // no state to continue from (the leader failed), or not this config's: start over, alone
+          io.stderr(`warning: ${run.label}: its ride along ${ride.leader} cannot be continued; running it alone\n`);
+          rmSync(dir, { recursive: true, force: true });
+        }
+        if (ride && left) {
+          io.stderr(
+            `[${i + 1}/${runs.length}] ${run.label}: shared ${ride.leader}'s student steps 1–${left.step}; ` +
+              `continues alone (${left.reason})\n`,
+          );
+        }
+        const leader = share && !left ? leaders.get(key) : undefined;
         let forked: Awaited<ReturnType<typeof forkRunFolder>> | null = null;
         if (leader) {
           try {
@@ -195,11 +263,15 @@ async function sweep(argv: string[], io: CliIo, options: SweepOptions = {}): Pro
             io.stderr(`warning: ${run.label}: not forked from ${leader} (${e.message}); running it alone\n`);
           }
         }
-        const { folder, resume } = forked ?? { folder: RunFolder.create(dir, run.config), resume: null };
+        const { folder, resume } = left
+          ? { folder: ride!.folder, resume: left.resume }
+          : (forked ?? { folder: RunFolder.create(dir, run.config), resume: null });
         const summary = await runExperiment({
           folder,
           config: run.config,
           resume,
+          continuation: left !== null,
+          followers: share ? followersOf(run, dir) : null,
           progress: !values['no-progress'],
           label: `[${i + 1}/${runs.length}] ${run.label}`,
           interrupt: latch,

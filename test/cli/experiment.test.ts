@@ -74,6 +74,14 @@ describe('config errors', () => {
     expect(r.stderr).toBe('sweep: give --no-share or --share-from, not both\n');
   });
 
+  it('a sweep refuses a population size that is not an integer ≥ 1, quoted as typed', async () => {
+    for (const size of ['0', '1.5', 'two', '-3']) {
+      const r = await run(sweep, ['--preset', 'smoke', `--population-size=${size}`, '--out', join(tmp, 'never')]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(`sweep: --population-size: expected an integer ≥ 1, got "${size}"\n`);
+    }
+  });
+
   it('a seed in another form than decimal digits is refused, quoted as typed', async () => {
     for (const seed of ['0x10', '-0']) {
       const r = await run(experiment, ['--preset', 'smoke', `--seed=${seed}`, '--out', join(tmp, 'never')]);

@@ -1,7 +1,9 @@
-// A sweep that shares its config prefix gives every run the run folder it would have made alone: three arms of the
-// smoke preset (adaptive, never, fixed:5; one seed) swept with sharing — the first trains demonstrations, SFT and
-// teacher, the other two fork from its checkpoint before the student stage (cli/prefixFork.ts) — and with
-// --no-share, on the cpu and the wasm backend. Every log line of every run must be equal, wall-clock fields aside.
+// A sweep that shares gives every run the run folder it would have made alone: three arms of the smoke preset
+// (adaptive, never, fixed:5; one seed) swept with sharing — the first trains demonstrations, SFT and teacher, the
+// other two fork from its checkpoint before the student stage (cli/prefixFork.ts) and ride along its student stage
+// as followers (src/engine/trainer/followers.ts) until their schedules plan a step differently: fixed:5 leaves after
+// step 5, never after the adaptive gate's trigger (step 10) — and with --no-share, on the cpu and the wasm backend.
+// Every log line of every run must be equal, wall-clock fields aside.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -56,16 +58,23 @@ describe.each(['cpu', 'wasm'])('a sweep sharing its prefix on the %s backend', (
     const shared = join(tmp, `${backend}-shared`);
     const alone = join(tmp, `${backend}-alone`);
     const log = await runSweep(backend, shared, []);
-    // the first arm trained the prefix, the other two forked from it
-    expect(log.match(/prefix shared with /g)?.length).toBe(2);
-    expect(log).toContain(`prefix shared with ${join(shared, RUNS[0]!)}`);
-    expect(await runSweep(backend, alone, ['--no-share'])).not.toContain('prefix shared');
+    // the first arm trained the prefix, the other two forked from it and rode along its student stage
+    expect(log.match(/rides along student.schedule=adaptive seed=0's student stage/g)?.length).toBe(2);
+    expect(log).toMatch(/student.schedule=never seed=0: shared .*student steps 1–10; continues alone/);
+    expect(log).toMatch(/student.schedule=fixed:5 seed=0: shared .*student steps 1–5; continues alone/);
+    expect(await runSweep(backend, alone, ['--no-share'])).not.toMatch(/prefix shared|rides along/);
+    // a population of at most 2: never rides along adaptive, fixed:5 only forks the prefix and trains alone
+    const capped = join(tmp, `${backend}-capped`);
+    const cappedLog = await runSweep(backend, capped, ['--population-size', '2']);
+    expect(cappedLog.match(/rides along/g)?.length).toBe(1);
+    expect(cappedLog).toMatch(/student.schedule=never seed=0: rides along/);
+    expect(cappedLog).toMatch(/student.schedule=fixed:5 seed=0: prefix shared with /);
     for (const run of RUNS) {
       for (const file of FILES) {
         const a = linesOf(join(alone, run, file));
-        const s = linesOf(join(shared, run, file));
-        expect(s.length, `${run}/${file}`).toBeGreaterThan(0);
-        expect(s, `${run}/${file}`).toEqual(a);
+        expect(a.length, `${run}/${file}`).toBeGreaterThan(0);
+        expect(linesOf(join(shared, run, file)), `${run}/${file}`).toEqual(a);
+        expect(linesOf(join(capped, run, file)), `capped ${run}/${file}`).toEqual(a);
       }
       // the forked run continued from the prefix's stage-end checkpoint, which its folder holds like a run alone:
       // with the run's own config, so that --resume takes it as any other

@@ -7,22 +7,24 @@ import type { LambdaSchedule } from '../../core/lambdaSchedule';
 import { weightsToHost, type HostTensor } from '../hostTensor';
 import type { PolicyModel } from '../model';
 import type { ModelConfig } from '../modelConfig';
-import { encodeCheckpoint, firstNonFinite, sealCheckpoint, type CheckpointStorage } from './checkpoint';
-import type { TrainerOptimizer } from './enginePort';
+import {
+  encodeCheckpoint,
+  firstNonFinite,
+  sealCheckpoint,
+  type CheckpointContent,
+  type CheckpointStorage,
+} from './checkpoint';
 import { checkpointName, checkpointRunOrder } from '../../core/runLog/checkpointName';
 import { NonFiniteError, type TrainerEventSink } from './events';
-import type { RunModels } from './stages/stageContext';
+import type { SharedSnapshot } from './stages/stageContext';
 import type { TrainerState } from './trainerState';
 
 export type CheckpointReason = 'periodic' | 'stage-end' | 'interrupt';
 
 /** What a checkpoint holds, read from the run at the moment it is taken. */
-export interface RunSnapshot {
+export interface RunSnapshot extends SharedSnapshot {
   state: TrainerState;
-  models: RunModels;
-  optimizer: TrainerOptimizer | null;
   schedule: LambdaSchedule | null;
-  wallSeconds: number;
 }
 
 export class Checkpointer {
@@ -37,25 +39,9 @@ export class Checkpointer {
   async write(reason: CheckpointReason, snap: RunSnapshot): Promise<void> {
     const storage = this.storage;
     if (!storage) return;
-    const models: Record<string, Record<string, HostTensor>> = {};
-    for (const [name, m] of Object.entries(snap.models) as [string, PolicyModel | undefined][])
-      if (m) models[name] = weightsToHost(await m.getWeights());
-    const state: TrainerState = {
-      ...snap.state,
-      schedule: snap.schedule ? snap.schedule.toJSON() : null,
-      wallSeconds: snap.wallSeconds,
-    };
-    const optimizer = snap.optimizer ? await snap.optimizer.getState() : {};
-    // only finite state becomes a checkpoint: NaN weights must never be "the last good checkpoint"
-    const bad = firstNonFinite({ models, optimizer });
-    if (bad !== null)
-      throw new NonFiniteError(state.stage, state.step, 'weights', `${bad} holds NaN/Infinity; no checkpoint written`);
-    const files = await encodeCheckpoint({
-      models,
-      optimizer,
-      state,
-      topology: { policy: this.modelConfig, models: Object.keys(models) },
-    });
+    const content = await snapshotContent(snap, this.modelConfig);
+    const { state } = content;
+    const files = await encodeCheckpoint(content);
     await sealCheckpoint(files, { stage: state.stage, step: state.step }, storage.sha256?.bind(storage));
     const name = checkpointName(state.stage, state.step);
     await storage.write(name, files);
@@ -73,4 +59,29 @@ export class Checkpointer {
     const excess = mid.length - (keep - 1);
     for (const n of mid.slice(0, Math.max(0, excess))) await storage.remove(n);
   }
+}
+
+/**
+ * What a checkpoint of `snap` holds, in memory (host copies of every policy's weights and the optimizer's state):
+ * what Checkpointer.write encodes, and what a follower leaving its leader continues from (followers.ts). Throws
+ * NonFiniteError instead of returning NaN.
+ */
+export async function snapshotContent(
+  snap: RunSnapshot,
+  modelConfig: ModelConfig,
+): Promise<CheckpointContent<TrainerState>> {
+  const models: Record<string, Record<string, HostTensor>> = {};
+  for (const [name, m] of Object.entries(snap.models) as [string, PolicyModel | undefined][])
+    if (m) models[name] = weightsToHost(await m.getWeights());
+  const state: TrainerState = {
+    ...structuredClone(snap.state),
+    schedule: snap.schedule ? snap.schedule.toJSON() : null,
+    wallSeconds: snap.wallSeconds,
+  };
+  const optimizer = snap.optimizer ? await snap.optimizer.getState() : {};
+  // only finite state becomes a checkpoint: NaN weights must never be "the last good checkpoint"
+  const bad = firstNonFinite({ models, optimizer });
+  if (bad !== null)
+    throw new NonFiniteError(state.stage, state.step, 'weights', `${bad} holds NaN/Infinity; no checkpoint written`);
+  return { models, optimizer, state, topology: { policy: modelConfig, models: Object.keys(models) } };
 }

@@ -18,12 +18,13 @@ import { Checkpointer, type CheckpointReason } from './checkpointing';
 import type { EnginePort, RolloutOutput, TrainerOptimizer } from './enginePort';
 import { liveEpisode, type LiveEpisode } from './liveEpisode';
 import { NonFiniteError, STAGE_NAMES, type StageName, type TrainerEventSink } from './events';
+import { Followers, type FollowerSpec } from './followers';
 import { modelInitSeed } from './seeds';
 import { NoTrainingSignalError, SignalGuard } from './signalGuard';
 import { demonstrationsOf } from './stages/demonstrations';
 import { runEvaluation, type EvaluationStageResult } from './stages/evaluation';
 import { runSft } from './stages/sft';
-import type { RunModels, StageContext } from './stages/stageContext';
+import type { RunModels, SharedSnapshot, StageContext } from './stages/stageContext';
 import { gateConfigOf, runStudent } from './stages/student';
 import { runTeacher, teacherSteps } from './stages/teacher';
 import { runSummary } from './summary';
@@ -66,6 +67,16 @@ export interface TrainerOptions {
    * clock, for a live view of what the agent does; not a trainer event (events and pins are unchanged by it).
    */
   liveEpisodes?: { everyMs: number; sink: (episode: LiveEpisode) => void } | null;
+  /**
+   * Runs that ride along this run's student stage (followers.ts), asked for when the student stage starts from its
+   * first step; each follower's config must have this run's trajectory key (core/experiment/trajectoryKey.ts).
+   */
+  followers?: (() => Promise<FollowerSpec[]>) | null;
+  /**
+   * `resume` continues a run whose events so far were already emitted (a follower that left its leader): the
+   * resumed stage's start is not announced again, so the event stream reads as one run's.
+   */
+  continuation?: boolean;
 }
 
 class StopSignal extends Error {}
@@ -106,6 +117,8 @@ export class Trainer {
   private models: RunModels = {};
   private optimizer: TrainerOptimizer | null = null;
   private evaluation: EvaluationStageResult | null = null;
+  /** runs riding along the student stage (followers.ts), while any does */
+  private followers: Followers | null = null;
   private runStartMs = 0;
   private wallAtStart = 0;
   /** ms of periodic checkpoints not yet reported on a step line (StageContext.takeCheckpointMs) */
@@ -188,6 +201,10 @@ export class Trainer {
         if (!(e instanceof NonFiniteError || e instanceof NoTrainingSignalError || e instanceof GpuError)) throw e;
       }
     } finally {
+      this.followers?.abandon(
+        status === 'interrupted' ? { kind: 'stopped' } : { kind: 'lost', reason: error ?? 'the leader failed' },
+      );
+      this.setFollowers(null);
       this.closeOptimizer();
     }
     const summary = runSummary({
@@ -233,8 +250,18 @@ export class Trainer {
       // state, which does not exist yet here: stop without overwriting it
       await this.stopPoint(from === 0);
       const totalSteps = stage.steps(this.ctx);
-      this.emit({ type: 'stage', stage: stage.name, status: 'start', totalSteps });
+      const start = { type: 'stage', stage: stage.name, status: 'start', totalSteps } as const;
+      if (!(this.opts.continuation && i === startIndex)) this.emit(start);
+      if (stage.name === 'student' && from === 0 && this.opts.followers) {
+        const specs = await this.opts.followers();
+        if (specs.length > 0) this.setFollowers(new Followers(specs, this.cfg, this.state, this.modelConfig));
+        this.followers?.emit(start);
+      }
       await stage.run(this.ctx, from);
+      if (stage.name === 'student' && this.followers) {
+        await this.followers.leaveAll('the student stage ended', this.sharedSnapshot());
+        this.setFollowers(null);
+      }
       this.emit({ type: 'stage', stage: stage.name, status: 'end', totalSteps });
       const next = STAGE_NAMES[i + 1];
       if (next && next !== 'evaluation' && stage.name !== 'demonstrations') {
@@ -259,6 +286,8 @@ export class Trainer {
       shippedTeacher: this.opts.shippedTeacher ?? null,
       schedule: null,
       demos: null,
+      followers: null,
+      sharedSnapshot: () => this.sharedSnapshot(),
       newModel: (name) => new PolicyModel(this.modelConfig, modelInitSeed(this.cfg.seed), name),
       openOptimizer: (policy, lr, from) => this.openOptimizer(policy, lr, from),
       afterStep: (step) => this.afterStep(step),
@@ -325,14 +354,20 @@ export class Trainer {
     return this.wallAtStart + (this.clock() - this.runStartMs) / 1000;
   }
 
-  private checkpoint(reason: CheckpointReason): Promise<void> {
-    return this.checkpointer.write(reason, {
-      state: this.state,
-      models: this.models,
-      optimizer: this.optimizer,
-      schedule: this.ctx.schedule,
-      wallSeconds: this.wallSeconds(),
-    });
+  private async checkpoint(reason: CheckpointReason): Promise<void> {
+    await this.checkpointer.write(reason, { ...this.sharedSnapshot(), state: this.state, schedule: this.ctx.schedule });
+    if (reason !== 'stage-end') await this.followers?.checkpoint(reason, this.sharedSnapshot());
+  }
+
+  /** The runs riding along the student stage, for the trainer and the student stage alike. */
+  private setFollowers(followers: Followers | null): void {
+    this.followers = followers;
+    this.ctx.followers = followers;
+  }
+
+  /** What this run's checkpoint shares with its followers': the policies, the optimizer, the wall time. */
+  private sharedSnapshot(): SharedSnapshot {
+    return { models: this.models, optimizer: this.optimizer, wallSeconds: this.wallSeconds() };
   }
 
   /** π_init always; the checkpoint's policies and schedule on a resumed run. */

@@ -8,6 +8,9 @@ import type { PolicyModel } from '../../model';
 import type { WeightRecord } from '../../weights';
 import type { EnginePort, RolloutOutput, TrainerOptimizer } from '../enginePort';
 import type { StageName, TrainerEventSink } from '../events';
+import type { StepPlan } from '../../../core/retirementGate';
+import type { MetricsLine } from '../events';
+import type { TrainerCounters } from '../trainerState';
 import type { TrainerState } from '../trainerState';
 import type { Demonstrations } from './demonstrations';
 
@@ -16,6 +19,27 @@ export interface RunModels {
   init?: PolicyModel;
   teacher?: PolicyModel;
   student?: PolicyModel;
+}
+
+/** What a checkpoint of the run shares with its followers': the policies, the stage's optimizer, the wall time. */
+export interface SharedSnapshot {
+  models: RunModels;
+  optimizer: TrainerOptimizer | null;
+  wallSeconds: number;
+}
+
+/** The runs riding along the student stage (followers.ts's Followers), as the student stage drives them. */
+export interface StudentFollowers {
+  beginStep(step: number, plan: StepPlan, shared: () => SharedSnapshot): Promise<void>;
+  observeGap(step: number, gap: number): void;
+  validate(step: number, score: number): void;
+  endStep(
+    step: number,
+    totalSteps: number,
+    counters: TrainerCounters,
+    common: MetricsLine,
+    tail: Readonly<Record<string, number>>,
+  ): void;
 }
 
 export interface StageContext {
@@ -34,6 +58,10 @@ export interface StageContext {
   /** the λ_opd schedule and its gate, once the student stage has begun (or restored from a checkpoint) */
   schedule: LambdaSchedule | null;
   demos: Demonstrations | null;
+  /** runs riding along the student stage (followers.ts), while any does */
+  followers: StudentFollowers | null;
+  /** the policies, optimizer and wall time, as a checkpoint (or a follower leaving) takes them now */
+  sharedSnapshot(): SharedSnapshot;
   /** a fresh policy with the run's initial weights, named for the tfjs variable scope */
   newModel(name: string): PolicyModel;
   /**

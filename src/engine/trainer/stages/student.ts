@@ -37,6 +37,7 @@ export async function runStudent(ctx: StageContext, from: number): Promise<void>
     const t0 = ctx.clock();
     const wasRetired = schedule.retired;
     const plan = schedule.beginStep(k);
+    if (ctx.followers) await ctx.followers.beginStep(k, plan, ctx.sharedSnapshot);
     const { tasks, rollout: r } = await trainingRollout(ctx, 'student', k, student, g);
     const rolloutMs = ctx.clock() - t0;
     ctx.liveEpisode('student', k, tasks, r, plan.teacherNeeded);
@@ -64,6 +65,7 @@ export async function runStudent(ctx: StageContext, from: number): Promise<void>
       line[METRIC.opdTeacherStudentGapMean] = u.gap;
       const w = schedule.observeGap(k, u.gap);
       if (w) ctx.emit({ type: 'window', step: k, window: w });
+      ctx.followers?.observeGap(k, u.gap);
     }
     let validationMs = 0;
     if (k % sc.validationEvery === 0) {
@@ -76,6 +78,7 @@ export async function runStudent(ctx: StageContext, from: number): Promise<void>
       c.validationBest = Math.max(c.validationBest ?? -Infinity, score);
       const ev = schedule.validate(k, score);
       if (ev) ctx.emit({ type: 'evaluation', kind: 'gate', step: k, evaluation: ev });
+      ctx.followers?.validate(k, score);
     }
     if (!wasRetired && schedule.retired) {
       c.tokensAtRetirement = c.sampledTokens;
@@ -88,10 +91,11 @@ export async function runStudent(ctx: StageContext, from: number): Promise<void>
         teacherPerformance: ctx.state.teacherPerformance ?? NaN,
       });
     }
+    const common: MetricsLine = { ...line };
     Object.assign(line, schedule.metrics());
     // training-step time without the validation rollout (the before/after-retirement comparison)
     const ms = ctx.clock() - t0 - validationMs;
-    line[METRIC.timeStepMs] = ms;
+    const tail: Record<string, number> = { [METRIC.timeStepMs]: ms };
     const checkpointMs = ctx.takeCheckpointMs();
     const phases = {
       rollout: rolloutMs,
@@ -100,7 +104,8 @@ export async function runStudent(ctx: StageContext, from: number): Promise<void>
       validation: validationMs,
       checkpoint: checkpointMs,
     };
-    Object.assign(line, phaseMetrics(phases, ms + validationMs + checkpointMs, r.sampledTokens));
+    Object.assign(tail, phaseMetrics(phases, ms + validationMs + checkpointMs, r.sampledTokens));
+    Object.assign(line, tail);
     if (plan.teacherNeeded) {
       c.msBefore += ms;
       c.stepsBefore++;
@@ -109,6 +114,7 @@ export async function runStudent(ctx: StageContext, from: number): Promise<void>
       c.stepsAfter++;
     }
     ctx.emit({ type: 'step', stage: 'student', step: k, totalSteps: sc.steps, metrics: line });
+    ctx.followers?.endStep(k, sc.steps, c, common, tail);
     await ctx.afterStep(k);
   }
 }
