@@ -3,13 +3,15 @@
 // the held-out reporting protocol (docs/protocol.md). Plans the protocol's sweeps into one protocol folder (one sweep
 // folder per arm: core/experiment/protocolPlan.ts), runs the missing ones with --run (through `npm run sweep`'s own
 // code, cli/sweep.ts, each arm forking from the folder's finished runs that share its config prefix unless --no-share;
+// the later arms' runs with RetireOPD's trajectory key — OPD throughout, competence-only, alignment-only — ride along
+// the RetireOPD arm's student stage of their seed and are continued by their own arm's sweep, cli/sweepRides.ts;
 // fixed:N once the RetireOPD runs have given each seed's trigger step), and reports the story
 // tables from whatever finished runs the folder holds (core/experiment/protocolReport.ts) into a Markdown outcome
 // page with the commit, the seeds and the command. A reporting table is refused unless every run's seed is a held-out
 // one (core/experiment/seedProtocol.ts). Exit codes: 0 done; 1 a sweep had a failed run; 2 user error.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { alignmentDecision, type AlignmentDecision } from '../src/core/alignmentHold';
 import { UserError, withFsErrors } from '../src/core/errors';
 import { validateConfig } from '../src/core/experiment/config';
@@ -30,7 +32,8 @@ import { parseFlags, refuseBlankPaths } from './cliArgs';
 import { isEntryPoint, processIo, runCliMain, runCommand, type CliIo } from './cliMain';
 import { availablePresets, ROOT } from './presetFiles';
 import { ensureFolder } from './runFolder';
-import { main as sweepMain, type SweepOptions } from './sweep';
+import { main as sweepMain, sweepRunsOf, type SweepOptions } from './sweep';
+import { rideKey, type Ride, type RideRegistry } from './sweepRides';
 
 const USAGE = `usage: npm run protocol -- --env ENV --seeds reporting|tuning [options]
 
@@ -40,8 +43,9 @@ const USAGE = `usage: npm run protocol -- --env ENV --seeds reporting|tuning [op
   --run                run the arms the folder lacks (else: print their commands, report what is there)
   --out FILE           the Markdown outcome page (default DIR/protocol.md), e.g. docs/outcomes/protocol-shell.md
   --backend B          ${NODE_BACKEND_NAMES.join(' | ')} (passed to every sweep)
-  --no-share           every run trains its own demonstrations, SFT and teacher (default: an arm forks from the
-                       finished runs in DIR that share its config prefix, e.g. opd from retire, seed by seed)
+  --no-share           every run trains alone (default: an arm forks from the finished runs in DIR that share
+                       its config prefix, e.g. opd from retire, seed by seed, and the runs of opd and the gate's
+                       ablations ride along the retire arm's student stage until their schedules part)
   --no-progress        no progress bars`;
 
 /** What runs one planned sweep (`npm run sweep`'s main; a test passes its own to check the order and arguments). */
@@ -157,8 +161,13 @@ async function protocol(argv: string[], io: CliIo, runSweep: SweepRunner): Promi
     ...(values['no-share'] ? ['--no-share'] : ['--share-from', dir]),
   ];
   let ok = true;
-  const pending = (p: PlannedSweep): boolean => !existsSync(join(dir, p.folder));
-  const runOrPrint = async (plan: readonly PlannedSweep[]): Promise<void> => {
+  // runs of later arms riding along an earlier arm's student stage (OPD throughout and the gate's ablations along
+  // RetireOPD, seed by seed): their folders exist before their own sweep runs, which then continues them
+  const rides: RideRegistry = new Map<string, Ride>();
+  const riding = (p: PlannedSweep): boolean =>
+    [...rides.keys()].some((k) => dirname(k) === rideKey(join(dir, p.folder)));
+  const pending = (p: PlannedSweep): boolean => !existsSync(join(dir, p.folder)) || riding(p);
+  const runOrPrint = async (plan: readonly PlannedSweep[], riders: readonly PlannedSweep[] = []): Promise<void> => {
     for (const p of plan.filter(pending)) {
       if (!values.run) {
         io.stdout(`to run: ${sweepCommand(p)}\n`);
@@ -166,15 +175,20 @@ async function protocol(argv: string[], io: CliIo, runSweep: SweepRunner): Promi
       }
       ensureFolder(dir, '--dir');
       io.stderr(`protocol: ${sweepCommand(p)}\n`);
-      const code = await runSweep([...p.argv, ...extra], io, { heldOut: set === 'reporting' });
+      const ridersNow = values['no-share'] ? [] : riders.filter((r) => pending(r) && r !== p);
+      const code = await runSweep([...p.argv, ...extra], io, {
+        heldOut: set === 'reporting',
+        rides,
+        riders: ridersNow.flatMap((r) => sweepRunsOf([...r.argv, ...extra])),
+      });
       if (code === 2) throw new UserError(`the sweep for ${p.folder} was refused (see above)`);
       if (code !== 0) ok = false;
     }
   };
   const hasControl = presets.includes(`control-${env}`);
   const plan = plannedSweeps(env, seeds, dir, hasControl);
-  // RetireOPD first: fixed:N needs its triggers
-  await runOrPrint(plan.slice(0, 1));
+  // RetireOPD first: fixed:N needs its triggers; the later arms' runs with its trajectory key ride along it
+  await runOrPrint(plan.slice(0, 1), plan.slice(1));
   const triggers = new Map(
     readProtocolRuns(dir)
       .filter((r) => r.arm === 'retire' && r.summary.status === 'completed')

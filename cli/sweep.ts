@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { CheckpointError, RunFolderError, UserError } from '../src/core/errors';
 import { tuningSeedWarning } from '../src/core/experiment/seedProtocol';
 import { parseSeed } from '../src/core/experiment/numberText';
-import { applyOverrides, type ExperimentConfig } from '../src/core/experiment/config';
+import { applyOverrides } from '../src/core/experiment/config';
 import { NODE_BACKEND_NAMES } from '../src/core/methodVocabulary';
 import { parseFlags, refuseBlankPaths } from './cliArgs';
 import { expandSweep, parseSweepSpec, runSweep, type SweepRun, type SweepSpec } from '../src/core/experiment/sweep';
@@ -30,17 +30,8 @@ import { InterruptLatch } from './interrupt';
 import { RunFolder } from './runFolder';
 import { forkRunFolder, leadersUnder } from './prefixFork';
 import { prefixKeyOf } from '../src/core/experiment/configPrefix';
-import { trajectoryKeyOf } from '../src/core/experiment/trajectoryKey';
-import type { FollowerEnd, FollowerSpec } from '../src/engine/trainer/followers';
 import { rmSync } from 'node:fs';
-
-/** A run riding along another's student stage: its folder, its config then, whose, and how the ride ended. */
-interface Ride {
-  folder: RunFolder;
-  config: ExperimentConfig;
-  leader: string;
-  end: FollowerEnd | null;
-}
+import { openRides, prepareSweepFolder, rideKey, type Ride, type RideCandidate, type RideRegistry } from './sweepRides';
 
 /** More runs than this in one sweep is almost surely a typo in --seeds or --vary. */
 const MAX_RUNS = 1000;
@@ -83,46 +74,26 @@ function parsePopulationSize(raw: string | undefined): number {
   return n;
 }
 
-/** The command in-process: returns the exit code; user errors are reported to `io` as one line. */
-export function main(argv: string[], io: CliIo = processIo, options: SweepOptions = {}): Promise<number> {
-  return runCommand('sweep', (a, i) => sweep(a, i, options), argv, io);
-}
+const FLAGS = {
+  preset: { type: 'string' },
+  presets: { type: 'string' },
+  seeds: { type: 'string' },
+  vary: { type: 'string', multiple: true },
+  set: { type: 'string', multiple: true },
+  backend: { type: 'string' },
+  out: { type: 'string' },
+  report: { type: 'string' },
+  'no-progress': { type: 'boolean' },
+  'no-share': { type: 'boolean' },
+  'share-from': { type: 'string' },
+  'population-size': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
 
-/** How the sweep was started: by a user tuning (the default), or by `npm run protocol --run` (cli/protocol.ts). */
-export interface SweepOptions {
-  /** the protocol's held-out run: reporting seeds are expected, no tuning warning */
-  heldOut?: boolean;
-}
+type SweepFlags = ReturnType<typeof parseFlags<typeof FLAGS>>['values'];
 
-async function sweep(argv: string[], io: CliIo, options: SweepOptions = {}): Promise<number> {
-  const { values } = parseFlags(argv, {
-    preset: { type: 'string' },
-    presets: { type: 'string' },
-    seeds: { type: 'string' },
-    vary: { type: 'string', multiple: true },
-    set: { type: 'string', multiple: true },
-    backend: { type: 'string' },
-    out: { type: 'string' },
-    report: { type: 'string' },
-    'no-progress': { type: 'boolean' },
-    'no-share': { type: 'boolean' },
-    'share-from': { type: 'string' },
-    'population-size': { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
-  });
-  if (values.help) {
-    io.stdout(`${USAGE}\n`);
-    return 0;
-  }
-  refuseBlankPaths({ out: values.out, 'share-from': values['share-from'] });
-  if (values['no-share'] && values['share-from']) throw new UserError('give --no-share or --share-from, not both');
-  const populationSize = parsePopulationSize(values['population-size']);
-  if (values.report) {
-    if (!values.out) throw new UserError('--report needs --out DIR (where the combined outcome goes)');
-    const table = report(values.report.split(','), values.out);
-    io.stdout(`${table}\n\noutcome folder: ${values.out}\n`);
-    return 0;
-  }
+/** What a sweep's flags plan, before anything is run or written: its presets, seeds, axes and runs. */
+function planRuns(values: SweepFlags, onSeeds: (seeds: number[]) => void = () => undefined) {
   if (!values.preset && !values.presets)
     throw new UserError(`--preset or --presets is required (available: ${availablePresets().join(', ')})`);
   if (values.preset && values.presets) throw new UserError('give --preset or --presets, not both');
@@ -143,8 +114,7 @@ async function sweep(argv: string[], io: CliIo, options: SweepOptions = {}): Pro
     });
     if (new Set(seeds).size !== seeds.length) throw new UserError(`--seeds: a seed appears twice in "${shown}"`);
   }
-  const heldOut = options.heldOut ? null : tuningSeedWarning(seeds);
-  if (heldOut) io.stderr(`warning: ${heldOut}\n`);
+  onSeeds(seeds);
   let spec: SweepSpec;
   let runs: SweepRun[];
   let axes: Record<string, unknown[]> = preset.sweep?.axes ?? {};
@@ -189,13 +159,62 @@ async function sweep(argv: string[], io: CliIo, options: SweepOptions = {}): Pro
   const twice = slugs.find((x, i) => slugs.indexOf(x) !== i);
   if (twice !== undefined)
     throw new UserError(`--vary: two points of the sweep have the same folder name "${twice}" (a value given twice?)`);
+  return { names, presets, sets, seeds, spec, runs, axes };
+}
+
+/**
+ * The runs `npm run sweep -- ARGV` would make and their run folders (ARGV has --out), without running or writing
+ * anything: the protocol's later arms, offered as riders to the arm it runs first.
+ */
+export function sweepRunsOf(argv: string[]): RideCandidate[] {
+  const { values } = parseFlags(argv, FLAGS);
+  if (values.out === undefined) throw new UserError('sweepRunsOf: the sweep has no --out');
+  const out = values.out;
+  return planRuns(values).runs.map((run) => ({ run, dir: join(out, slug(run.label)) }));
+}
+
+/** The command in-process: returns the exit code; user errors are reported to `io` as one line. */
+export function main(argv: string[], io: CliIo = processIo, options: SweepOptions = {}): Promise<number> {
+  return runCommand('sweep', (a, i) => sweep(a, i, options), argv, io);
+}
+
+/** How the sweep was started: by a user tuning (the default), or by `npm run protocol --run` (cli/protocol.ts). */
+export interface SweepOptions {
+  /** the protocol's held-out run: reporting seeds are expected, no tuning warning */
+  heldOut?: boolean;
+  /** runs of sweeps to come (the protocol's later arms) that may ride along this sweep's leaders (sweepRides.ts) */
+  riders?: RideCandidate[];
+  /** the rides of the protocol's sweeps, across them: a later sweep continues the runs that rode in an earlier one */
+  rides?: RideRegistry;
+}
+
+async function sweep(argv: string[], io: CliIo, options: SweepOptions = {}): Promise<number> {
+  const { values } = parseFlags(argv, FLAGS);
+  if (values.help) {
+    io.stdout(`${USAGE}\n`);
+    return 0;
+  }
+  refuseBlankPaths({ out: values.out, 'share-from': values['share-from'] });
+  if (values['no-share'] && values['share-from']) throw new UserError('give --no-share or --share-from, not both');
+  const populationSize = parsePopulationSize(values['population-size']);
+  if (values.report) {
+    if (!values.out) throw new UserError('--report needs --out DIR (where the combined outcome goes)');
+    const table = report(values.report.split(','), values.out);
+    io.stdout(`${table}\n\noutcome folder: ${values.out}\n`);
+    return 0;
+  }
+  // the held-out-seed warning comes before any refusal of the axes, as soon as the seeds are known
+  const { names, presets, sets, spec, runs, axes, seeds } = planRuns(values, (seeds) => {
+    const heldOut = options.heldOut ? null : tuningSeedWarning(seeds);
+    if (heldOut) io.stderr(`warning: ${heldOut}\n`);
+  });
   // everything that can be refused is refused before any folder exists
   for (const run of runs) await startBackend(run.config);
   for (const p of presets) await loadShippedTeacher(applyOverrides(p.config, sets));
   const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
   const title = names.join('+');
   const out = values.out ?? join(ROOT, 'runs', `sweep-${title}-${stamp}`);
-  RunFolder.prepareEmpty(out, '--out');
+  prepareSweepFolder(out, options.rides ?? new Map<string, Ride>());
   io.stderr(`sweep ${title}: ${runs.length} runs → ${out}\n`);
   const curves = new Map<string, CurvePoint[]>();
   let ok = true;
@@ -205,29 +224,13 @@ async function sweep(argv: string[], io: CliIo, options: SweepOptions = {}): Pro
   const share = !values['no-share'];
   const shareFrom = values['share-from'];
   const leaders = shareFrom ? leadersUnder(shareFrom) : new Map<string, string>();
-  // run label → a run not yet started riding along another's student stage: its folder, config and how it ended
-  const riding = new Map<string, Ride>();
+  // run folder → a run not yet started riding along another's student stage (shared with the protocol's later sweeps)
+  const rides: RideRegistry = options.rides ?? new Map<string, Ride>();
   const started = new Set<string>();
-  /** The runs not yet started that can ride along `leader`'s student stage: forked from its folder at that start. */
-  const followersOf = (leader: SweepRun, dir: string) => async (): Promise<FollowerSpec[]> => {
-    const key = trajectoryKeyOf(leader.config);
-    const specs: FollowerSpec[] = [];
-    for (const run of runs) {
-      if (specs.length >= populationSize - 1) break;
-      if (started.has(run.label) || riding.has(run.label) || trajectoryKeyOf(run.config) !== key) continue;
-      const { folder } = await forkRunFolder(dir, join(out, slug(run.label)), run.config);
-      const ride: Ride = { folder, config: run.config, leader: leader.label, end: null };
-      riding.set(run.label, ride);
-      specs.push({
-        config: run.config,
-        storage: folder.checkpoints,
-        onEvent: (e) => folder.record(e),
-        end: (how) => void (ride.end = how),
-      });
-      io.stderr(`${run.label}: rides along ${leader.label}'s student stage\n`);
-    }
-    return specs;
-  };
+  const candidates: RideCandidate[] = [
+    ...runs.map((run) => ({ run, dir: join(out, slug(run.label)) })),
+    ...(options.riders ?? []),
+  ];
   let results;
   try {
     results = await runSweep(
@@ -236,8 +239,8 @@ async function sweep(argv: string[], io: CliIo, options: SweepOptions = {}): Pro
       async (run, i) => {
         const dir = join(out, slug(run.label));
         const key = prefixKeyOf(run.config);
-        started.add(run.label);
-        const ride = riding.get(run.label);
+        started.add(rideKey(dir));
+        const ride = rides.get(rideKey(dir));
         // its config as it rode (a temperature-matched run gets its evaluation target only now)
         const same = ride !== undefined && JSON.stringify(ride.config) === JSON.stringify(run.config);
         const left = same && ride.end?.kind === 'detached' ? ride.end : null;
@@ -271,7 +274,15 @@ async function sweep(argv: string[], io: CliIo, options: SweepOptions = {}): Pro
           config: run.config,
           resume,
           continuation: left !== null,
-          followers: share ? followersOf(run, dir) : null,
+          followers: share
+            ? () =>
+                openRides(run, dir, candidates, {
+                  rides,
+                  started,
+                  max: populationSize - 1,
+                  log: (t) => io.stderr(t),
+                })
+            : null,
           progress: !values['no-progress'],
           label: `[${i + 1}/${runs.length}] ${run.label}`,
           interrupt: latch,

@@ -8,7 +8,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { main as sweep } from '../../cli/sweep';
+import { main as sweep, sweepRunsOf, type SweepOptions } from '../../cli/sweep';
+import type { Ride } from '../../cli/sweepRides';
 
 const tmp = mkdtempSync(join(tmpdir(), 'prefix-fork-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -25,7 +26,13 @@ function linesOf(file: string): string[] {
     .map((l) => JSON.stringify(JSON.parse(l), (k, v: unknown) => (CLOCK_KEYS(k) ? undefined : v)));
 }
 
-async function runSweep(backend: string, out: string, extra: string[]): Promise<string> {
+async function runSweep(
+  backend: string,
+  out: string,
+  extra: string[],
+  options: SweepOptions = {},
+  schedules = 'adaptive,never,fixed:5',
+): Promise<string> {
   let stderr = '';
   const io = { stdout: () => undefined, stderr: (t: string) => void (stderr += t) };
   const code = await sweep(
@@ -33,7 +40,7 @@ async function runSweep(backend: string, out: string, extra: string[]): Promise<
       '--preset',
       'smoke',
       '--vary',
-      'student.schedule=adaptive,never,fixed:5',
+      `student.schedule=${schedules}`,
       '--seeds',
       '0',
       '--backend',
@@ -44,6 +51,7 @@ async function runSweep(backend: string, out: string, extra: string[]): Promise<
       ...extra,
     ],
     io,
+    options,
   );
   expect(stderr).not.toMatch(/internal error/);
   expect(code).toBe(0);
@@ -69,6 +77,26 @@ describe.each(['cpu', 'wasm'])('a sweep sharing its prefix on the %s backend', (
     expect(cappedLog.match(/rides along/g)?.length).toBe(1);
     expect(cappedLog).toMatch(/student.schedule=never seed=0: rides along/);
     expect(cappedLog).toMatch(/student.schedule=fixed:5 seed=0: prefix shared with /);
+    // across two sweeps, as \`npm run protocol\` runs its arms: never rides along the first sweep's adaptive run,
+    // then its own sweep continues it
+    const armA = join(tmp, `${backend}-arm-adaptive`);
+    const armB = join(tmp, `${backend}-arm-never`);
+    const rides = new Map<string, Ride>();
+    const argvB = ['--preset', 'smoke', '--vary', 'student.schedule=never', '--seeds', '0', '--out', armB];
+    const logA = await runSweep(
+      backend,
+      armA,
+      [],
+      { rides, riders: sweepRunsOf([...argvB, '--backend', backend]) },
+      'adaptive',
+    );
+    expect(logA).toMatch(/student.schedule=never seed=0: rides along student.schedule=adaptive seed=0's student stage/);
+    const logB = await runSweep(backend, armB, [], { rides }, 'never');
+    expect(logB).toMatch(/student.schedule=never seed=0: shared .*student steps 1–10; continues alone/);
+    for (const file of FILES)
+      expect(linesOf(join(armB, RUNS[1]!, file)), `across sweeps ${file}`).toEqual(
+        linesOf(join(alone, RUNS[1]!, file)),
+      );
     for (const run of RUNS) {
       for (const file of FILES) {
         const a = linesOf(join(alone, run, file));

@@ -3,6 +3,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { SweepOptions } from '../../cli/sweep';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../../cli/protocol';
 import { readPreset } from '../../cli/presetFiles';
@@ -196,10 +197,11 @@ describe('npm run protocol (report)', () => {
 
   it('--run runs RetireOPD first, then the other arms, then fixed:N matched to each seed’s trigger', async () => {
     const dir = join(tmp, 'run');
-    const calls: { argv: string[]; heldOut: boolean | undefined }[] = [];
+    const calls: { argv: string[]; heldOut: boolean | undefined; riders: string[]; rides: unknown }[] = [];
     // a stand-in for `npm run sweep`: records its arguments and writes finished runs for the RetireOPD arm only
-    const fakeSweep = async (argv: string[], _io: unknown, options: { heldOut?: boolean }): Promise<number> => {
-      calls.push({ argv, heldOut: options.heldOut });
+    const fakeSweep = async (argv: string[], _io: unknown, options: SweepOptions): Promise<number> => {
+      const riders = (options.riders ?? []).map((r) => r.dir.slice(dir.length + 1));
+      calls.push({ argv, heldOut: options.heldOut, riders, rides: options.rides });
       const out = argv[argv.indexOf('--out') + 1]!;
       if (out.endsWith('/retire'))
         REPORTING.forEach((seed, i) =>
@@ -251,6 +253,17 @@ describe('npm run protocol (report)', () => {
       dir,
     ]);
     expect(calls.every((c) => c.heldOut === true)).toBe(true);
+    // the later arms' runs are offered to the RetireOPD arm to ride along it (the trajectory key then picks OPD
+    // throughout and the gate's ablations), and every sweep of the protocol shares one registry of rides
+    expect(calls[0]!.riders).toEqual(
+      expect.arrayContaining([
+        'opd/preset-opd-shell_seed-1000',
+        'competence-only/preset-retire-shell_seed-1009',
+        'alignment-only/preset-retire-shell_seed-1004',
+      ]),
+    );
+    expect(calls[0]!.riders).not.toContain('retire/preset-retire-shell_seed-1000');
+    expect(calls.slice(1).every((c) => c.riders.length === 0 && c.rides === calls[0]!.rides)).toBe(true);
     // a second --run finds every arm's folder and runs nothing
     calls.length = 0;
     expect(await main(['--env', 'shell', '--seeds', 'reporting', '--dir', dir, '--run'], io().io, fakeSweep)).toBe(0);
