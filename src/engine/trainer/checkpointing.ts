@@ -35,11 +35,14 @@ export class Checkpointer {
     private readonly emit: TrainerEventSink,
   ) {}
 
-  /** Write a checkpoint of `snap` (nothing without storage); throws NonFiniteError instead of saving NaN. */
-  async write(reason: CheckpointReason, snap: RunSnapshot): Promise<void> {
+  /**
+   * Write a checkpoint of a run (nothing without storage): its state and schedule with the host parts `host`
+   * (readShared). Throws NonFiniteError instead of saving NaN.
+   */
+  async write(reason: CheckpointReason, host: HostShared, run: Pick<RunSnapshot, 'state' | 'schedule'>): Promise<void> {
     const storage = this.storage;
     if (!storage) return;
-    const content = await snapshotContent(snap, this.modelConfig);
+    const content = checkpointContent(host, run, this.modelConfig);
     const { state } = content;
     const files = await encodeCheckpoint(content);
     await sealCheckpoint(files, { stage: state.stage, step: state.step }, storage.sha256?.bind(storage));
@@ -61,24 +64,38 @@ export class Checkpointer {
   }
 }
 
+/** The leader's shared parts read back to the host once: every policy's weights and the optimizer's state. */
+export interface HostShared {
+  models: Record<string, Record<string, HostTensor>>;
+  optimizer: Record<string, HostTensor>;
+  wallSeconds: number;
+}
+
+/** Read the policies' weights and the optimizer's state back to the host (one readback for any number of runs). */
+export async function readShared(shared: SharedSnapshot): Promise<HostShared> {
+  const models: Record<string, Record<string, HostTensor>> = {};
+  for (const [name, m] of Object.entries(shared.models) as [string, PolicyModel | undefined][])
+    if (m) models[name] = weightsToHost(await m.getWeights());
+  const optimizer = shared.optimizer ? await shared.optimizer.getState() : {};
+  return { models, optimizer, wallSeconds: shared.wallSeconds };
+}
+
 /**
- * What a checkpoint of `snap` holds, in memory (host copies of every policy's weights and the optimizer's state):
- * what Checkpointer.write encodes, and what a follower leaving its leader continues from (followers.ts). Throws
+ * What a checkpoint of one run holds, in memory: the host parts `host` with its own state and schedule. What
+ * Checkpointer.write encodes, and what a follower leaving its leader continues from (followers.ts). Throws
  * NonFiniteError instead of returning NaN.
  */
-export async function snapshotContent(
-  snap: RunSnapshot,
+export function checkpointContent(
+  host: HostShared,
+  run: Pick<RunSnapshot, 'state' | 'schedule'>,
   modelConfig: ModelConfig,
-): Promise<CheckpointContent<TrainerState>> {
-  const models: Record<string, Record<string, HostTensor>> = {};
-  for (const [name, m] of Object.entries(snap.models) as [string, PolicyModel | undefined][])
-    if (m) models[name] = weightsToHost(await m.getWeights());
+): CheckpointContent<TrainerState> {
+  const { models, optimizer } = host;
   const state: TrainerState = {
-    ...structuredClone(snap.state),
-    schedule: snap.schedule ? snap.schedule.toJSON() : null,
-    wallSeconds: snap.wallSeconds,
+    ...structuredClone(run.state),
+    schedule: run.schedule ? run.schedule.toJSON() : null,
+    wallSeconds: host.wallSeconds,
   };
-  const optimizer = snap.optimizer ? await snap.optimizer.getState() : {};
   // only finite state becomes a checkpoint: NaN weights must never be "the last good checkpoint"
   const bad = firstNonFinite({ models, optimizer });
   if (bad !== null)

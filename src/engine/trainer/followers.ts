@@ -14,7 +14,7 @@ import { LambdaSchedule } from '../../core/lambdaSchedule';
 import type { StepPlan } from '../../core/retirementGate';
 import type { ModelConfig } from '../modelConfig';
 import type { CheckpointContent, CheckpointStorage } from './checkpoint';
-import { Checkpointer, snapshotContent, type CheckpointReason } from './checkpointing';
+import { checkpointContent, Checkpointer, readShared, type CheckpointReason, type HostShared } from './checkpointing';
 import type { SharedSnapshot, StudentFollowers } from './stages/stageContext';
 import type { MetricsLine, TrainerEvent, TrainerEventSink } from './events';
 import type { TrainerCounters, TrainerState } from './trainerState';
@@ -104,7 +104,7 @@ export class Followers implements StudentFollowers {
       );
       const what = (p: StepPlan): string => `λ_opd ${p.opdCoef}, ${p.teacherNeeded ? 'teacher' : 'no teacher'}`;
       const reason = `at student step ${step} schedule ${r.schedule.name} plans ${what(own)}, the leader's ${what(plan)}`;
-      await this.leave(r, reason, shared());
+      this.leave(r, reason, await readShared(shared()));
     }
   }
 
@@ -159,14 +159,14 @@ export class Followers implements StudentFollowers {
   }
 
   /** The leader wrote a checkpoint (periodic or interrupt): each follower writes its own at the same step. */
-  async checkpoint(reason: CheckpointReason, shared: SharedSnapshot): Promise<void> {
-    for (const r of this.riders)
-      await r.checkpointer.write(reason, { ...shared, state: r.state, schedule: r.schedule });
+  async checkpoint(reason: CheckpointReason, host: HostShared): Promise<void> {
+    for (const r of this.riders) await r.checkpointer.write(reason, host, { state: r.state, schedule: r.schedule });
   }
 
   /** The student stage ended: every follower still riding leaves after its last step. */
   async leaveAll(reason: string, shared: SharedSnapshot): Promise<void> {
-    for (const r of [...this.riders]) await this.leave(r, reason, shared);
+    const host = await readShared(shared);
+    for (const r of [...this.riders]) this.leave(r, reason, host);
   }
 
   /** The leader stopped (its interrupt checkpoint written, followers' too) or failed: end every ride. */
@@ -176,8 +176,8 @@ export class Followers implements StudentFollowers {
     for (const r of riders) r.spec.end(how.kind === 'stopped' ? { kind: 'stopped', step: r.state.step } : how);
   }
 
-  private async leave(r: Rider, reason: string, shared: SharedSnapshot): Promise<void> {
-    const resume = await snapshotContent({ ...shared, state: r.state, schedule: r.schedule }, this.modelConfig);
+  private leave(r: Rider, reason: string, host: HostShared): void {
+    const resume = checkpointContent(host, { state: r.state, schedule: r.schedule }, this.modelConfig);
     this.riders = this.riders.filter((x) => x !== r);
     r.spec.end({ kind: 'detached', step: r.state.step, reason, resume });
   }

@@ -14,7 +14,7 @@ import { modelConfigFor, type ModelConfig } from '../modelConfig';
 import type { WeightRecord } from '../weights';
 import { GpuError } from '../webgpuDevice';
 import type { CheckpointContent, CheckpointStorage } from './checkpoint';
-import { Checkpointer, type CheckpointReason } from './checkpointing';
+import { Checkpointer, readShared, type CheckpointReason } from './checkpointing';
 import type { EnginePort, RolloutOutput, TrainerOptimizer } from './enginePort';
 import { liveEpisode, type LiveEpisode } from './liveEpisode';
 import { NonFiniteError, STAGE_NAMES, type StageName, type TrainerEventSink } from './events';
@@ -355,8 +355,10 @@ export class Trainer {
   }
 
   private async checkpoint(reason: CheckpointReason): Promise<void> {
-    await this.checkpointer.write(reason, { ...this.sharedSnapshot(), state: this.state, schedule: this.ctx.schedule });
-    if (reason !== 'stage-end') await this.followers?.checkpoint(reason, this.sharedSnapshot());
+    // one readback of the weights and Adam state serves this run's checkpoint and every follower's
+    const host = await readShared(this.sharedSnapshot());
+    await this.checkpointer.write(reason, host, { state: this.state, schedule: this.ctx.schedule });
+    if (reason !== 'stage-end') await this.followers?.checkpoint(reason, host);
   }
 
   /** The runs riding along the student stage, for the trainer and the student stage alike. */
