@@ -11,15 +11,13 @@ import { CheckpointError, withFsErrors } from '../src/core/errors';
 import { resolveConfig, type ExperimentConfig } from '../src/core/experiment/config';
 import { forkPointOf, prefixKeyOf } from '../src/core/experiment/configPrefix';
 import { checkpointName, checkpointRunOrder } from '../src/core/runLog/checkpointName';
-import { sealCheckpoint, type CheckpointContent, type CheckpointFiles } from '../src/engine/trainer/checkpoint';
-import type { StageName } from '../src/engine/trainer/events';
+import { withCheckpointConfig, type CheckpointContent } from '../src/engine/trainer/checkpoint';
 import type { TrainerState } from '../src/engine/trainer/trainerState';
 import { loadRunCheckpoint } from './experimentRunner';
 import { metricsFileFor, RunFolder } from './runFolder';
 
 /** The logs of the stages before the student stage: copied whole (the leader wrote them before its fork point). */
 const PREFIX_LOGS = [metricsFileFor('sft'), metricsFileFor('teacher')];
-const MANIFEST = 'manifest.json';
 
 /**
  * Create the run folder `dir` for `config` as a fork of the leader's run folder `leaderDir` (same prefix key, its
@@ -54,34 +52,20 @@ export async function forkRunFolder(
     .sort((a, b) => checkpointRunOrder(a) - checkpointRunOrder(b));
   for (const name of names) {
     const files = await leader.checkpoints.read(name);
-    if (files) await folder.checkpoints.write(name, await withConfig(files, config, folder));
+    if (files)
+      await folder.checkpoints.write(
+        name,
+        await withCheckpointConfig(
+          files,
+          config,
+          `${leaderDir}/checkpoints/${name}`,
+          folder.checkpoints.sha256.bind(folder.checkpoints),
+        ),
+      );
   }
   // the folder's own copy now holds its own config: it resumes (now, and after a crash) like any run folder
   const resume = await loadRunCheckpoint(folder, forkName, config);
   return { folder, resume };
-}
-
-/**
- * A copy of a checkpoint's files whose state.json holds `config` (as the run made alone would have written it),
- * resealed: the manifest's digests are recomputed. Weights and optimizer files are the leader's bytes.
- */
-async function withConfig(
-  files: CheckpointFiles,
-  config: ExperimentConfig,
-  folder: RunFolder,
-): Promise<CheckpointFiles> {
-  const bytes = files.get('state.json');
-  if (!bytes) throw new CheckpointError(`${folder.dir}: a checkpoint of the leader has no state.json`);
-  const state = JSON.parse(new TextDecoder().decode(bytes)) as { stage: StageName; step: number };
-  const copy: CheckpointFiles = new Map(files);
-  copy.delete(MANIFEST);
-  // the encoder's own layout (checkpoint.ts encodeCheckpoint)
-  copy.set('state.json', new TextEncoder().encode(JSON.stringify({ ...state, config }, null, 1)));
-  return sealCheckpoint(
-    copy,
-    { stage: state.stage, step: state.step },
-    folder.checkpoints.sha256.bind(folder.checkpoints),
-  );
 }
 
 /** The text of the leader's events.jsonl up to and including the line of its fork-point checkpoint. */

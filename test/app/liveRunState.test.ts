@@ -139,6 +139,23 @@ describe('the run reducer', () => {
     expect(failed.error?.name).toBe('BackendUnavailableError');
   });
 
+  it('logs where each rider left the run, and ignores riders of another run', () => {
+    const s = got(
+      started(),
+      { type: 'ride', id: 7, runId: 'r-opd', end: 'detached', step: 230, reason: 'at student step 231 …' },
+      { type: 'ride', id: 7, runId: 'r-fix', end: 'stopped', step: 12, reason: 'its leader was stopped' },
+      { type: 'ride', id: 8, runId: 'r-other', end: 'lost', step: null, reason: 'x' },
+    );
+    expect(s.log.slice(-2)).toEqual([
+      {
+        level: 'info',
+        text: 'run r-opd shared student steps 1–230 with this run; it continues alone (at student step 231 …)',
+      },
+      { level: 'info', text: 'run r-fix stopped with this run at student step 12' },
+    ]);
+    expect(s.status).toBe('running');
+  });
+
   it('keeps only the newest log entries', () => {
     let s = started();
     for (let i = 0; i < LOG_LIMIT + 50; i++) s = got(s, ev(7, { type: 'warning', message: `w${i}` }));

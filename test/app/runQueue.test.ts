@@ -6,7 +6,14 @@ import { expandSweep } from '../../src/core/experiment/sweep';
 import { comparisonMarkdown } from '../../src/app/runs/comparison';
 import { MemoryRunRepository } from '../../src/app/runs/runRepository';
 import { RunRecorder } from '../../src/app/worker/runRecorder';
-import { createQueue, parseAxes, parseSeeds, queueProgress, runQueue } from '../../src/app/runs/runQueue';
+import {
+  createQueue,
+  parseAxes,
+  parseSeeds,
+  populationPlan,
+  queueProgress,
+  runQueue,
+} from '../../src/app/runs/runQueue';
 import { createRunsStore } from '../../src/app/runs/storedRunsStore';
 import type { WorkerRequest, WorkerResponse } from '../../src/app/worker/protocol';
 import { createRunStore } from '../../src/app/train/liveRunStore';
@@ -82,6 +89,12 @@ function setup(repo = new MemoryRunRepository()) {
 
 const schedules = () => loadPreset('schedules', lookupPreset, PRESET_NAMES);
 
+/**
+ * The fake worker above trains no riders: these queues run one run at a time (a population's stored runs against
+ * the runs made alone: runPopulation.e2e.test.ts, with the real worker).
+ */
+const ONE_AT_A_TIME = 1;
+
 describe('the run queue', () => {
   it('reads seeds and axes as the sweep CLI does, naming the field on error', () => {
     expect(parseSeeds('0, 1,2')).toEqual([0, 1, 2]);
@@ -107,6 +120,31 @@ describe('the run queue', () => {
     );
   });
 
+  it('packs the items of one trajectory key into populations of at most the population size, in queue order', () => {
+    const axes = { 'student.schedule': ['adaptive', 'never', 'competence-only', 'none'] };
+    const q = createQueue(schedules(), [], 'wasm', [0, 1], axes, 5, 3);
+    const labels = (i: number) => q.items[i]!.label;
+    const plan = populationPlan(q).map((p) => [labels(p.leader), ...p.riders.map(labels)]);
+    // none (pure GRPO) skips the teacher stage: another trajectory key, no one's rider; seeds never share
+    expect(plan).toEqual([
+      ['student.schedule=adaptive seed=0', 'student.schedule=never seed=0', 'student.schedule=competence-only seed=0'],
+      ['student.schedule=adaptive seed=1', 'student.schedule=never seed=1', 'student.schedule=competence-only seed=1'],
+      ['student.schedule=none seed=0'],
+      ['student.schedule=none seed=1'],
+    ]);
+    expect(
+      populationPlan(createQueue(schedules(), [], 'wasm', [0, 1], axes, 5, 1)).every((p) => p.riders.length === 0),
+    ).toBe(true);
+    expect(() => createQueue(schedules(), [], 'wasm', [0], axes, 5, 0)).toThrow(
+      'population size: expected an integer ≥ 1, got 0',
+    );
+  });
+
+  it('packs no population in a temperature-matched queue: a matched arm is set only once its reference ended', () => {
+    const q = createQueue(loadPreset('actobs-vs-actionsft', lookupPreset, PRESET_NAMES), [], 'cpu', [0], null, 5, 4);
+    expect(populationPlan(q).every((p) => p.riders.length === 0)).toBe(true);
+  });
+
   it('reports progress over the queue and an ETA from the time so far', () => {
     const q = createQueue(schedules(), [], 'wasm', [0], {
       'student.schedule': ['adaptive', 'never', 'none', 'fixed:30'],
@@ -120,7 +158,15 @@ describe('the run queue', () => {
   it('runs every point and seed one after another, each a stored run, and the tab’s table equals the CLI’s', async () => {
     const { repo, starts, runs } = setup();
     const preset = schedules();
-    const queue = createQueue(preset, [], 'cpu', [0, 1], { 'student.schedule': ['adaptive', 'never', 'none'] });
+    const queue = createQueue(
+      preset,
+      [],
+      'cpu',
+      [0, 1],
+      { 'student.schedule': ['adaptive', 'never', 'none'] },
+      undefined,
+      ONE_AT_A_TIME,
+    );
     const saved: string[][] = [];
     const done = await runQueue(queue, repo, runs, (q) => void saved.push(q.items.map((i) => i.status)));
     expect(done.state).toBe('done');
@@ -149,7 +195,15 @@ describe('the run queue', () => {
 
   it('runs two at a time in two lanes, in queue order, with the same stored runs and table as one lane', async () => {
     const one = setup();
-    const queue = createQueue(schedules(), [], 'cpu', [0, 1], { 'student.schedule': ['adaptive', 'never', 'none'] });
+    const queue = createQueue(
+      schedules(),
+      [],
+      'cpu',
+      [0, 1],
+      { 'student.schedule': ['adaptive', 'never', 'none'] },
+      undefined,
+      ONE_AT_A_TIME,
+    );
     const sequential = await runQueue(queue, one.repo, one.runs, () => undefined);
     const a = setup();
     const b = setup(a.repo);
@@ -177,7 +231,15 @@ describe('the run queue', () => {
 
   it('continues a stored queue after a reload: finished runs are kept, the rest run', async () => {
     const { repo, starts, runs } = setup();
-    const queue = createQueue(schedules(), [], 'cpu', [0], { 'student.schedule': ['adaptive', 'never', 'none'] });
+    const queue = createQueue(
+      schedules(),
+      [],
+      'cpu',
+      [0],
+      { 'student.schedule': ['adaptive', 'never', 'none'] },
+      undefined,
+      ONE_AT_A_TIME,
+    );
     const first = await runQueue({ ...queue, items: queue.items.slice(0, 1) }, repo, runs, () => undefined);
     const reloaded = { ...queue, items: [first.items[0]!, ...queue.items.slice(1)] };
     const done = await runQueue(reloaded, repo, runs, () => undefined);
@@ -191,7 +253,15 @@ describe('the run queue', () => {
 
   it('starts a run a reload cut off before its first checkpoint again, keeping one stored run per item', async () => {
     const { repo, starts, runs } = setup();
-    const queue = createQueue(schedules(), [], 'cpu', [0], { 'student.schedule': ['adaptive', 'never'] });
+    const queue = createQueue(
+      schedules(),
+      [],
+      'cpu',
+      [0],
+      { 'student.schedule': ['adaptive', 'never'] },
+      undefined,
+      ONE_AT_A_TIME,
+    );
     const first = await runQueue({ ...queue, items: queue.items.slice(0, 1) }, repo, runs, () => undefined);
     // what a reload leaves of a run that had no checkpoint yet: a running record without one, the item 'running'
     const cut = (await repo.getRun(first.items[0]!.runId!))!;
@@ -210,7 +280,15 @@ describe('the run queue', () => {
   });
   it('resumes a run a reload cut off before the queue stored its id, instead of starting a second one', async () => {
     const { repo, starts, runs } = setup();
-    const queue = createQueue(schedules(), [], 'cpu', [0], { 'student.schedule': ['adaptive', 'never'] });
+    const queue = createQueue(
+      schedules(),
+      [],
+      'cpu',
+      [0],
+      { 'student.schedule': ['adaptive', 'never'] },
+      undefined,
+      ONE_AT_A_TIME,
+    );
     // the reload came after startRun wrote the record and a checkpoint, before the queue stored the run's id
     const item = queue.items[0]!;
     await repo.putRun({
@@ -245,7 +323,15 @@ describe('the run queue', () => {
 
   it('keeps the completed run of an item a reload left with two records, and marks the item completed', async () => {
     const { repo, starts, runs } = setup();
-    const queue = createQueue(schedules(), [], 'cpu', [0], { 'student.schedule': ['adaptive'] });
+    const queue = createQueue(
+      schedules(),
+      [],
+      'cpu',
+      [0],
+      { 'student.schedule': ['adaptive'] },
+      undefined,
+      ONE_AT_A_TIME,
+    );
     const first = await runQueue(queue, repo, runs, () => undefined);
     const finished = (await repo.getRun(first.items[0]!.runId!))!;
     // a second, partial record of the same item, and a queue that still names it and thinks it is running

@@ -211,8 +211,9 @@ describe('stored runs in a real browser', { shuffle: false }, () => {
     await page.getByTestId('queue-start').click();
     const queue = page.getByTestId('queue').first();
     await expect.poll(() => queue.getAttribute('data-state'), { timeout: 30_000 }).toBe('running');
-    // a reload mid-queue (its first run done, the second going): the stored queue picks up where it was — the
-    // finished run is kept, the interrupted one resumes from its checkpoint, the rest start — and ends done
+    // a reload mid-queue (its first run done, the second going — with the tab's default population, the rider
+    // continuing alone from where it left the first): the stored queue picks up where it was — the finished run is
+    // kept, the interrupted one resumes from its checkpoint, the rest start — and ends done
     const items = queue.getByTestId('queue-item');
     await expect
       .poll(() => items.and(page.locator('[data-status=completed]')).count(), { timeout: 600_000, interval: 500 })
@@ -244,15 +245,21 @@ describe('stored runs in a real browser', { shuffle: false }, () => {
           const req = db.transaction(store).objectStore(store).getAll();
           req.onsuccess = () => resolve(req.result as T[]);
         });
-      const all = await getAll<{ id: string; queueId: string; label: string; summary: unknown; config: unknown }>(
-        'runs',
-      );
+      const all = await getAll<{
+        id: string;
+        queueId: string;
+        label: string;
+        summary: unknown;
+        config: unknown;
+        detachedAt?: number | null;
+      }>('runs');
       const metrics = await getAll<{ runId: string; stage: string; line: Record<string, unknown> }>('metrics');
       db.close();
       return all
         .filter((r) => r.queueId === id)
         .map((r) => ({
           label: r.label,
+          detachedAt: r.detachedAt ?? null,
           summary: r.summary,
           env: (r.config as { env: unknown }).env,
           // the student's metrics.jsonl lines, as the CLI's run folder holds them
@@ -265,6 +272,13 @@ describe('stored runs in a real browser', { shuffle: false }, () => {
       axes: { 'student.schedule': ['adaptive', 'never'] },
     });
     expect(stored.map((r) => r.label).sort()).toEqual(runs.map((r) => r.label).sort());
+    // the tab's default population: each seed's OPD-throughout run rode along its RetireOPD run and left it at the
+    // trigger step
+    for (const seed of [0, 1]) {
+      const never = stored.find((r) => r.label === `student.schedule=never seed=${seed}`)!;
+      const adaptive = stored.find((r) => r.label === `student.schedule=adaptive seed=${seed}`)!;
+      expect(never.detachedAt, `seed ${seed}`).toBe((adaptive.summary as RunSummary).gate.triggerStep);
+    }
     const cli = formatComparisonTable(
       compareRuns(
         withYardsticks(

@@ -11,7 +11,15 @@ import { useRun } from '../train/liveRun';
 import { usePresetCatalog } from '../train/usePresetCatalog';
 import { BACKEND_CHOICES, type BackendChoice } from '../../core/methodVocabulary';
 import { isActive } from '../train/liveRunState';
-import { createQueue, parseAxes, parseSeeds, queueProgress, type RunQueue } from './runQueue';
+import {
+  createQueue,
+  DEFAULT_POPULATION_SIZE,
+  parseAxes,
+  parseSeeds,
+  populationPlan,
+  queueProgress,
+  type RunQueue,
+} from './runQueue';
 import { queueStore, runsStore, useRuns } from './storedRuns';
 import { estimateQueue, type MeasuredRun } from './queueEstimate';
 
@@ -110,6 +118,7 @@ function QueueForm() {
   const [seeds, setSeeds] = useState<string | null>(null);
   const [overrides, setOverrides] = useState('');
   const [backend, setBackend] = useState<BackendChoice>('auto');
+  const [population, setPopulation] = useState(String(DEFAULT_POPULATION_SIZE));
 
   const preset = useMemo(() => {
     try {
@@ -126,7 +135,15 @@ function QueueForm() {
       const lines = overrideLines(overrides);
       // the preset's own axes (and its temperature matching) unless the axes were edited, as the CLI's --vary
       const ownAxes = axes === null && preset.sweep !== null;
-      const queue = createQueue(preset, lines, backend, parseSeeds(seedsShown), ownAxes ? null : parseAxes(axesShown));
+      const queue = createQueue(
+        preset,
+        lines,
+        backend,
+        parseSeeds(seedsShown),
+        ownAxes ? null : parseAxes(axesShown),
+        undefined,
+        Number(population),
+      );
       return { queue, error: null };
     } catch (e) {
       return {
@@ -134,7 +151,9 @@ function QueueForm() {
         error: e instanceof ConfigError ? e.messages.join('; ') : e instanceof Error ? e.message : String(e),
       };
     }
-  }, [preset, overrides, backend, seedsShown, axesShown, axes]);
+  }, [preset, overrides, backend, seedsShown, axesShown, axes, population]);
+  const packed = useMemo(() => (built.queue ? populationPlan(built.queue) : []), [built.queue]);
+  const riding = packed.reduce((n, p) => n + p.riders.length, 0);
   const runs = useRuns((s) => s.runs);
   const estimate = useMemo(() => {
     if (!built.queue) return null;
@@ -186,6 +205,17 @@ function QueueForm() {
           ))}
         </select>
       </label>
+      <label title="runs trained at once by one worker: a leader and the runs that share its student steps until their schedules differ (1: one at a time)">
+        population{' '}
+        <input
+          aria-label="queue population size"
+          type="number"
+          min={1}
+          step={1}
+          value={population}
+          onChange={(e) => setPopulation(e.currentTarget.value)}
+        />
+      </label>
       <label className="wide">
         axes (one key=v1,v2 per line)
         <textarea
@@ -221,6 +251,9 @@ function QueueForm() {
           {estimate
             ? `about ${duration(estimate.seconds)} one after another (${estimate.basis})`
             : `no time estimate yet: no ${built.queue.preset} or ${built.queue.items[0]?.config.env.name ?? ''} run has finished in this browser`}
+          {riding > 0
+            ? `; ${riding} of them ride along another run's student steps until their schedules differ (${packed.length} populations), so it takes less`
+            : ''}
         </p>
       ) : null}
       {built.error ? (

@@ -8,6 +8,7 @@ import { configFileReferenceErrors } from '../../core/experiment/fileReference';
 import type { Preset } from '../../core/experiment/preset';
 import type { RunSummary } from '../../core/experiment/summary';
 import { expandSweep, parseSweepSpec, runSweep, type SweepRun, type SweepSpec } from '../../core/experiment/sweep';
+import { trajectoryKeyOf } from '../../core/experiment/trajectoryKey';
 import type { BackendChoice } from '../worker/protocol';
 import { newRunId, type RunRecord } from './runRecord';
 import type { RunRepository, StoredQueue } from './runRepository';
@@ -30,7 +31,15 @@ export interface RunQueue extends StoredQueue {
   items: QueueItem[];
   /** running: goes on after a reload; paused: a run was stopped by hand; done: every run has ended */
   state: 'running' | 'paused' | 'done';
+  /**
+   * the most runs one training worker trains at once, as a leader and the runs that ride along its student stage
+   * (populationOf below); absent or 1: one run at a time
+   */
+  populationSize?: number;
 }
+
+/** The tab's default population: the lesson's three arms (RetireOPD, OPD throughout, GRPO) of one seed. */
+export const DEFAULT_POPULATION_SIZE = 3;
 
 /** Parse "0,1,2" (seeds) — names the field on error. */
 export function parseSeeds(text: string): number[] {
@@ -77,7 +86,10 @@ export function createQueue(
   seeds: number[] | null,
   axes: Record<string, unknown[]> | null,
   now: number = Date.now(),
+  populationSize: number = DEFAULT_POPULATION_SIZE,
 ): RunQueue {
+  if (!Number.isSafeInteger(populationSize) || populationSize < 1)
+    throw new Error(`population size: expected an integer ≥ 1, got ${populationSize}`);
   const base = applyOverrides(preset.config, overrides);
   const ownAxes = axes === null;
   const match = ownAxes ? preset.sweep?.matchTemperature : undefined;
@@ -99,6 +111,7 @@ export function createQueue(
     spec,
     items,
     state: 'running',
+    populationSize,
   };
 }
 
@@ -146,8 +159,11 @@ export async function runQueue(
   };
   await repo.putQueue(q);
   const indexOf = (label: string) => q.items.findIndex((i) => i.label === label);
-  const exec = async (run: SweepRun, runs: RunsStore): Promise<RunSummary> => {
-    const index = indexOf(run.label);
+  /** items that ride along another item's run (label → its summary once its own run ended) */
+  const claims = new Map<string, Promise<RunSummary>>();
+  /** The item's run alone: its stored run continued (completed, resumed) or started afresh, with `riders`. */
+  const execAlone = async (index: number, runs: RunsStore, riders: readonly number[] = []): Promise<RunSummary> => {
+    const run = q.items[index]!;
     const stored = await adoptStoredRun(q, index, repo);
     if (stored?.summary && stored.status === 'completed') {
       await update(index, { runId: stored.id, status: 'completed' });
@@ -163,16 +179,18 @@ export async function runQueue(
       // the queue keeps one stored run per item
       if (stored) await repo.deleteRun(stored.id);
       await update(index, { runId: null, status: 'running' });
-      runId = await runs.getState().startRun({
+      for (const i of riders) await update(i, { runId: null, status: 'running' });
+      const newRun = (i: number) => ({
         preset: q.preset,
         overrides: q.overrides,
-        config: run.config,
+        config: q.items[i]!.config,
         backendChoice: q.backendChoice,
-        point: run.point,
+        point: q.items[i]!.point,
         queueId: q.id,
-        queueIndex: index,
-        label: run.label,
+        queueIndex: i,
+        label: q.items[i]!.label,
       });
+      runId = await runs.getState().startRun(newRun(index), riders.map(newRun));
       if (runId === null)
         throw new QueueRunError(`${run.label}: the run did not start (${runs.getState().error ?? 'unknown reason'})`);
       await update(index, { runId });
@@ -187,9 +205,59 @@ export async function runQueue(
       throw new QueueRunError(`${run.label}: the run ended without a summary (${record?.error ?? 'failed'})`);
     return summary;
   };
+  /**
+   * An item's run and, when it starts afresh, the later pending items that ride along it (populationOf); each
+   * rider then continues alone in this lane. Resolves with the first interrupted summary, else the leader's.
+   */
+  const exec = async (run: SweepRun, runs: RunsStore): Promise<RunSummary> => {
+    const claim = claims.get(run.label);
+    if (claim) return claim;
+    const index = indexOf(run.label);
+    // taken at once (no await before), so that no other lane takes them too; each then runs in this lane
+    const group = populationOf(q, index, (label) => claims.has(label));
+    const ends = group.map(() => deferred<RunSummary>());
+    group.forEach((i, k) => claims.set(q.items[i]!.label, ends[k]!.promise));
+    for (const end of ends) end.promise.catch(() => undefined);
+    // only runs with nothing stored ride (a stored one continues alone, right after)
+    const fresh = async (i: number) => (await adoptStoredRun(q, i, repo)) === null;
+    const riders: number[] = [];
+    if (group.length > 0 && (await fresh(index))) for (const i of group) if (await fresh(i)) riders.push(i);
+    let first: RunSummary | null = null;
+    let leader: RunSummary;
+    try {
+      leader = await execAlone(index, runs, riders);
+    } catch (e) {
+      for (const [k, i] of group.entries()) {
+        await update(i, { status: 'pending' });
+        ends[k]!.reject(e);
+      }
+      throw e;
+    }
+    if (leader.status === 'interrupted') first = leader;
+    for (const [k, i] of group.entries()) {
+      if (first) {
+        // stopped by hand: each rider stopped with its leader (its own checkpoint), and the queue pauses
+        const rec = await adoptStoredRun(q, i, repo);
+        await update(i, { runId: rec?.id ?? null, status: rec?.checkpoint ? 'stopped' : 'pending' });
+        ends[k]!.resolve(first);
+        continue;
+      }
+      try {
+        const s = await execAlone(i, runs);
+        ends[k]!.resolve(s);
+        if (s.status === 'interrupted') first = s;
+      } catch (e) {
+        ends[k]!.reject(e);
+        for (const j of group.slice(k + 1)) await update(j, { status: 'pending' });
+        throw e;
+      }
+    }
+    return first ?? leader;
+  };
   const stop = (s: RunSummary) => s.status === 'interrupted';
   try {
-    if (stores.length > 1 && !q.spec.matchTemperature) await inLanes(q.items, stores, exec, stop);
+    if (stores.length > 1 && !q.spec.matchTemperature)
+      await inLanes(q.items, stores, exec, stop, (run) => claims.has(run.label));
     else await runSweep(q.items, q.spec, (run) => exec(run, stores[0]!), { stop });
     const stopped = q.items.some((i) => i.status === 'stopped' || i.status === 'pending');
     q = { ...q, state: stopped ? 'paused' : 'done' };
@@ -224,6 +292,52 @@ async function adoptStoredRun(q: RunQueue, index: number, repo: RunRepository): 
 }
 
 /**
+ * The later items a run of item `index` takes along: pending, not taken by another run, with the same trajectory
+ * key (core/experiment/trajectoryKey.ts) — they compute what it computes until their schedules differ — at most the
+ * queue's population size less one. Those with nothing stored ride along its student stage (when it starts
+ * afresh); each then continues alone in the same lane. None in a temperature-matched queue: a matched arm's
+ * evaluation is set only once its reference arm ended.
+ */
+function populationOf(q: RunQueue, index: number, taken: (label: string) => boolean): number[] {
+  const size = q.populationSize ?? 1;
+  const item = q.items[index]!;
+  if (size <= 1 || q.spec.matchTemperature || item.status !== 'pending') return [];
+  const key = trajectoryKeyOf(item.config);
+  const group: number[] = [];
+  for (let i = index + 1; i < q.items.length && group.length < size - 1; i++) {
+    const other = q.items[i]!;
+    if (other.status === 'pending' && !taken(other.label) && trajectoryKeyOf(other.config) === key) group.push(i);
+  }
+  return group;
+}
+
+/**
+ * How a fresh queue packs (every item pending, nothing stored): per population, its leader's index and its riders'.
+ * Shown before the queue starts; the run itself packs the same way, skipping items that already have a stored run.
+ */
+export function populationPlan(q: RunQueue): { leader: number; riders: number[] }[] {
+  const taken = new Set<string>();
+  const plan: { leader: number; riders: number[] }[] = [];
+  q.items.forEach((item, index) => {
+    if (taken.has(item.label)) return;
+    const riders = populationOf(q, index, (label) => taken.has(label));
+    for (const i of riders) taken.add(q.items[i]!.label);
+    plan.push({ leader: index, riders });
+  });
+  return plan;
+}
+
+function deferred<T>(): { promise: Promise<T>; resolve: (v: T) => void; reject: (e: unknown) => void } {
+  let resolve!: (v: T) => void;
+  let reject!: (e: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+/**
  * Every item once, in queue order, each lane taking the next item as soon as its run ends; after a `stop` summary no
  * lane takes another. The first failure ends the queue once the other lane's run is over.
  */
@@ -232,14 +346,18 @@ async function inLanes<L>(
   lanes: readonly L[],
   exec: (run: SweepRun, lane: L) => Promise<RunSummary>,
   stop: (s: RunSummary) => boolean,
+  /** an item another lane's run took along (it rides there): no lane takes it */
+  taken: (run: SweepRun) => boolean = () => false,
 ): Promise<void> {
   let next = 0;
   let stopped = false;
   const results = await Promise.allSettled(
     lanes.map(async (lane) => {
       while (!stopped && next < items.length) {
+        const item = items[next++]!;
+        if (taken(item)) continue;
         try {
-          if (stop(await exec(items[next++]!, lane))) stopped = true;
+          if (stop(await exec(item, lane))) stopped = true;
         } catch (e) {
           stopped = true;
           throw e;

@@ -50,6 +50,12 @@ export interface RunRecord {
   checkpoint: string | null;
   summary: RunSummary | null;
   error: string | null;
+  /**
+   * the student step after which this run left the leader it rode with (src/app/worker/workerRiders.ts): resumed
+   * from the checkpoint of that step, it continues its student stage unannounced, as the run made alone; absent
+   * for a run that never rode
+   */
+  detachedAt?: number | null;
 }
 
 /** One metrics line of one stage. */

@@ -3,7 +3,7 @@
 // and the run store are injected, so the whole flow is testable in Node (MemoryRunRepository, a fake worker).
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { ExperimentConfig } from '../../core/experiment/config';
-import { parseCheckpointName } from '../../core/runLog/checkpointName';
+import { checkpointName, parseCheckpointName } from '../../core/runLog/checkpointName';
 import type { BackendChoice } from '../worker/protocol';
 import type { RunStore } from '../train/liveRunStore';
 import { isActive } from '../train/liveRunState';
@@ -43,7 +43,11 @@ export interface RunsActions {
   refresh(): Promise<void>;
   /** ask the browser again how much storage this origin uses (a live run writes as it goes) */
   reestimate(): Promise<void>;
-  startRun(run: NewRun): Promise<string | null>;
+  /**
+   * Store and start `run`; each of `riders` (same trajectory key: core/experiment/trajectoryKey.ts) gets its own
+   * stored run and rides along its student stage (src/app/worker/workerRiders.ts). Resolves with the run's id.
+   */
+  startRun(run: NewRun, riders?: readonly NewRun[]): Promise<string | null>;
   resumeRun(id: string): Promise<void>;
   showRun(id: string): Promise<void>;
   remove(id: string): Promise<void>;
@@ -64,6 +68,34 @@ export interface RunSharing {
 
 export type RunsStore = StoreApi<RunsState & RunsActions>;
 
+/** A fresh stored run of `run`, 'running' (its worker is about to start it). */
+function newRecordAt(id: string, run: NewRun, at: number): RunRecord {
+  return {
+    id,
+    createdAt: at,
+    updatedAt: at,
+    origin: 'tab',
+    preset: run.preset,
+    overrides: run.overrides,
+    seed: run.config.seed,
+    backendChoice: run.backendChoice,
+    backend: null,
+    config: run.config,
+    status: 'running',
+    stage: null,
+    step: 0,
+    totalSteps: 0,
+    point: run.point ?? null,
+    queueId: run.queueId ?? null,
+    queueIndex: run.queueIndex ?? null,
+    label: run.label ?? null,
+    triggerStep: null,
+    checkpoint: null,
+    summary: null,
+    error: null,
+  };
+}
+
 const message = (e: unknown) => (e instanceof Error ? `${e.name}: ${e.message}` : String(e));
 
 export function createRunsStore(
@@ -76,6 +108,8 @@ export function createRunsStore(
   const { locks, broadcast } = sharing;
   /** the lock of the run this store's worker trains (released when it ends) */
   let ownLock: { runId: string; release: () => void } | null = null;
+  /** the locks of the runs riding along it (released with it) */
+  const riderLocks: (() => void)[] = [];
   const takeLock = async (runId: string): Promise<boolean> => {
     const release = await locks.tryAcquire(runLockName(runId));
     if (release === null) return false;
@@ -86,10 +120,12 @@ export function createRunsStore(
   const dropLock = () => {
     ownLock?.release();
     ownLock = null;
+    for (const release of riderLocks.splice(0)) release();
   };
   const inAnotherTab = (id: string) =>
     `run ${id} is running in another tab: watch it there, or continue it here once that tab stops it or closes`;
   let lastReshow = 0;
+  const newRecord = (id: string, run: NewRun) => newRecordAt(id, run, now());
   const store = createStore<RunsState & RunsActions>()((set, get) => {
     const guard = async <T>(f: () => Promise<T>): Promise<T | null> => {
       try {
@@ -151,7 +187,7 @@ export function createRunsStore(
       async reestimate() {
         await guard(async () => set({ estimate: await estimate() }));
       },
-      async startRun(run) {
+      async startRun(run, riders = []) {
         if (isActive(runStore.getState().status)) {
           set({ error: 'a run is going: stop it (or let it finish) before starting another' });
           return null;
@@ -161,39 +197,22 @@ export function createRunsStore(
           set({ error: inAnotherTab(id) });
           return null;
         }
-        const record: RunRecord = {
-          id,
-          createdAt: now(),
-          updatedAt: now(),
-          origin: 'tab',
-          preset: run.preset,
-          overrides: run.overrides,
-          seed: run.config.seed,
-          backendChoice: run.backendChoice,
-          backend: null,
-          config: run.config,
-          status: 'running',
-          stage: null,
-          step: 0,
-          totalSteps: 0,
-          point: run.point ?? null,
-          queueId: run.queueId ?? null,
-          queueIndex: run.queueIndex ?? null,
-          label: run.label ?? null,
-          triggerStep: null,
-          checkpoint: null,
-          summary: null,
-          error: null,
-        };
+        const records = [run, ...riders].map((r, i) => newRecord(i === 0 ? id : newRunId(now()), r));
+        for (const rider of records.slice(1)) {
+          const release = await locks.tryAcquire(runLockName(rider.id));
+          if (release) riderLocks.push(release);
+        }
         const ok = await guard(async () => {
-          await (await repo()).putRun(record);
+          const r = await repo();
+          for (const record of records) await r.putRun(record);
           return true;
         });
         if (!ok) {
           dropLock();
           return null;
         }
-        runStore.getState().start(run.config, run.backendChoice, { runId: id, resume: false });
+        const links = records.slice(1).map((r) => ({ runId: r.id, config: r.config }));
+        runStore.getState().start(run.config, run.backendChoice, { runId: id, resume: false }, undefined, links);
         await get().refresh();
         return id;
       },
@@ -217,10 +236,20 @@ export function createRunsStore(
           await r.truncateAfter(id, at.stage, at.step);
           await r.putRun({ ...record, status: 'running', error: null, updatedAt: now() });
           const restored = restoreRunState(record, await r.metrics(id), await r.events(id));
+          // a rider that left its leader continues its student stage from where it left (unannounced)
+          const continuation =
+            record.detachedAt !== undefined &&
+            record.detachedAt !== null &&
+            name === checkpointName('student', record.detachedAt);
           // the backend that ran it, so the resumed config (runtime.backend) equals the checkpoint's
           runStore
             .getState()
-            .start(record.config, record.backend ?? record.backendChoice, { runId: id, resume: true }, restored);
+            .start(
+              record.config,
+              record.backend ?? record.backendChoice,
+              { runId: id, resume: true, ...(continuation ? { continuation } : {}) },
+              restored,
+            );
           return true;
         });
         if (started === null) dropLock();

@@ -153,6 +153,8 @@ function onReceived(state: RunState, response: WorkerResponse): RunState {
     }
     case 'episode':
       return { ...state, liveEpisode: response.episode };
+    case 'ride':
+      return { ...state, log: addLog(state, { level: 'info', text: rideText(response) }) };
     case 'storage':
       return {
         ...state,
@@ -168,6 +170,22 @@ function onReceived(state: RunState, response: WorkerResponse): RunState {
       };
     default:
       return assertNever(response, 'worker response');
+  }
+}
+
+/** A log line for a rider's end of ride (workerRiders.ts). */
+function rideText(r: Extract<WorkerResponse, { type: 'ride' }>): string {
+  switch (r.end) {
+    case 'detached':
+      return `run ${r.runId} shared student steps 1–${r.step ?? 0} with this run; it continues alone (${r.reason})`;
+    case 'stopped':
+      return `run ${r.runId} stopped with this run at student step ${r.step ?? 0}`;
+    case 'lost':
+      return `run ${r.runId} rode along a run that failed; it runs alone (${r.reason})`;
+    case 'unasked':
+      return `run ${r.runId} did not ride: ${r.reason}`;
+    default:
+      return assertNever(r.end, 'ride end');
   }
 }
 

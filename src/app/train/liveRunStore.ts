@@ -10,6 +10,7 @@ import {
   CONTROL_STOP,
   toWireError,
   type BackendChoice,
+  type RiderLink,
   type WorkerLike,
   type WorkerRequest,
   type WorkerResponse,
@@ -20,14 +21,23 @@ import { INITIAL_RUN_STATE, isActive, reduceRun, type RunState } from './liveRun
 export interface RunRecordLink {
   runId: string;
   resume: boolean;
+  /** the checkpoint resumed from is where the run left the leader it rode with (protocol.ts) */
+  continuation?: boolean;
 }
 
 export interface RunActions {
   /**
    * Start a run in a new worker. With `record`, the worker saves it into that stored run as it goes; with
-   * `restored` (a resume), the view starts from what was stored (the worker trims it to the checkpoint too).
+   * `restored` (a resume), the view starts from what was stored (the worker trims it to the checkpoint too); with
+   * `riders`, those stored runs ride along its student stage (protocol.ts).
    */
-  start(config: ExperimentConfig, backend: BackendChoice, record?: RunRecordLink | null, restored?: RunState): void;
+  start(
+    config: ExperimentConfig,
+    backend: BackendChoice,
+    record?: RunRecordLink | null,
+    restored?: RunState,
+    riders?: RiderLink[],
+  ): void;
   /** Show a stored run (no worker) while nothing is running. */
   show(state: RunState): void;
   pause(): void;
@@ -81,7 +91,7 @@ export function createRunStore(createWorker: () => WorkerLike, options: { shared
     };
     return {
       ...INITIAL_RUN_STATE,
-      start(config, backend, record = null, restored) {
+      start(config, backend, record = null, restored, riders = []) {
         if (isActive(get().status)) return;
         const id = nextId++;
         worker?.terminate();
@@ -107,7 +117,7 @@ export function createRunStore(createWorker: () => WorkerLike, options: { shared
             error: { name: 'WorkerError', message: e.message || 'the training worker failed to load' },
           });
         };
-        send({ type: 'start', id, config, backend, control: buffer, record });
+        send({ type: 'start', id, config, backend, control: buffer, record, ...(riders.length ? { riders } : {}) });
         // a resume shows what was stored up to its checkpoint (the caller trimmed it); the worker sends the rest
         if (restored && record?.resume) {
           set({

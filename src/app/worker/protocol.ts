@@ -53,8 +53,17 @@ export type WorkerRequest =
       config: ExperimentConfig;
       backend: BackendChoice;
       control: SharedArrayBuffer | null;
-      /** persist the run into stored run `runId` (src/app/runs); resume: continue from its latest checkpoint */
-      record?: { runId: string; resume: boolean } | null;
+      /**
+       * persist the run into stored run `runId` (src/app/runs); resume: continue from its latest checkpoint;
+       * continuation: that checkpoint is where the run left the leader it rode with (workerRiders.ts), so its
+       * student stage goes on without being announced again, as in the run made alone
+       */
+      record?: { runId: string; resume: boolean; continuation?: boolean } | null;
+      /**
+       * stored runs that ride along this run's student stage (workerRiders.ts): each shares its student steps
+       * until its own schedule plans a step differently; needs `record`
+       */
+      riders?: RiderLink[];
     }
   /** message fallback (no shared control flags): hold the run at its next step boundary */
   | { type: 'pause'; id: number }
@@ -63,6 +72,20 @@ export type WorkerRequest =
   | { type: 'stop'; id: number };
 
 export type WorkerRequestType = WorkerRequest['type'];
+
+/** A stored run (created by the page, nothing in it yet) that rides along a run with the same trajectory key. */
+export interface RiderLink {
+  runId: string;
+  config: ExperimentConfig;
+}
+
+/**
+ * How a rider's ride ended: `detached` (it left the leader after student step `step` and is stored with the
+ * checkpoint to continue from), `stopped` (the leader was stopped: it wrote its own interrupt checkpoint),
+ * `lost` (the leader failed: its stored run is marked failed, to be run alone), `unasked` (the leader ended
+ * before its student stage began, or began it mid-stage: nothing rode; run it alone).
+ */
+export type RideEnd = 'detached' | 'stopped' | 'lost' | 'unasked';
 
 export type WorkerResponse =
   /** the request was accepted (for 'start': the run begins; events follow) */
@@ -83,6 +106,8 @@ export type WorkerResponse =
   | { type: 'failed'; id: number; error: WireError }
   /** several trainer events of run `id` in order (steps are batched: at most ~10 messages a second) */
   | { type: 'events'; id: number; events: TrainerEvent[] }
+  /** rider `runId` of run `id` stopped riding (`step`: its last shared student step; `reason` in words) */
+  | { type: 'ride'; id: number; runId: string; end: RideEnd; step: number | null; reason: string }
   /** saving run `id` to browser storage failed (e.g. the quota is full); the run goes on, the rows are retried */
   | { type: 'storage'; id: number; error: WireError };
 

@@ -94,6 +94,21 @@ export class RunRecorder {
     this.requestFlush();
   }
 
+  /**
+   * A rider left its leader after student step `step` (workerRiders.ts): it waits, resumable, at checkpoint
+   * `checkpoint` — the state after that step — to continue alone.
+   */
+  detach(checkpoint: string, step: number): Promise<void> {
+    this.rec = { ...this.rec, status: 'interrupted', checkpoint, step, detachedAt: step };
+    return this.flush();
+  }
+
+  /** A rider whose leader was stopped by hand: it wrote its own interrupt checkpoint there (resumable). */
+  stop(): Promise<void> {
+    this.rec = { ...this.rec, status: 'stopped' };
+    return this.flush();
+  }
+
   /** The run ended without a summary (the backend did not start, the trainer threw). */
   fail(message: string): Promise<void> {
     this.rec = { ...this.rec, status: 'failed', error: message };

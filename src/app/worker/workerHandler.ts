@@ -26,6 +26,7 @@ import {
   type WorkerResponse,
 } from './protocol';
 import { RunControl } from './runControl';
+import { WorkerRiders } from './workerRiders';
 import type { WorkerLike } from './protocol';
 
 /** What the handler needs of the trajectory viewer's probe host (src/app/teaching/probeHost.ts). */
@@ -131,6 +132,7 @@ export function createWorkerHandler(post: (message: WorkerResponse) => void, dep
     const { id, control, batch } = current;
     let persisted: WorkerPersistence | null = null;
     let probe: RunProbe | null = null;
+    let riders: WorkerRiders | null = null;
     try {
       const backend = await startBackend(id, request.backend);
       const config: ExperimentConfig = { ...request.config, runtime: { ...request.config.runtime, backend } };
@@ -139,6 +141,22 @@ export function createWorkerHandler(post: (message: WorkerResponse) => void, dep
         persisted.recorder.setBackend(backend);
       }
       const recorder = persisted?.recorder ?? null;
+      if (request.riders?.length && !persisted)
+        throw new Error('riders need a stored run: a start with riders must name its record');
+      const repo = request.riders?.length && deps.openRepository ? await deps.openRepository() : null;
+      const rides =
+        persisted && repo && request.record && request.riders?.length
+          ? new WorkerRiders(
+              repo,
+              request.record.runId,
+              persisted.recorder,
+              request.riders,
+              backend,
+              (runId, end, step, reason) => post({ type: 'ride', id, runId, end, step, reason }),
+              (e) => post({ type: 'storage', id, error: toWireError(e) }),
+            )
+          : null;
+      riders = rides;
       const env = createEnvFor(config);
       probe = deps.createProbe?.(control) ?? null;
       probe?.setEnv(env);
@@ -165,12 +183,15 @@ export function createWorkerHandler(post: (message: WorkerResponse) => void, dep
         // one episode of the training rollout a second, for the page's live strip (not a trainer event)
         liveEpisodes: { everyMs: LIVE_EPISODE_MS, sink: (episode) => post({ type: 'episode', id, episode }) },
         shippedTeacher,
+        followers: rides ? () => rides.specs() : null,
+        continuation: request.record?.continuation === true,
       });
       control.attach(trainer);
       try {
         await trainer.run();
       } finally {
         trainer.dispose();
+        await riders?.finish();
         await recorder?.flush();
       }
       batch.flush();
@@ -178,6 +199,7 @@ export function createWorkerHandler(post: (message: WorkerResponse) => void, dep
       return { type: 'events', id, events: [end.done] };
     } catch (error) {
       batch.flush();
+      await riders?.finish().catch(() => undefined);
       await persisted?.recorder.fail(errorMessage(error));
       return { type: 'failed', id, error: toWireError(error) };
     } finally {

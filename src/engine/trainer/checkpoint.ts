@@ -290,6 +290,27 @@ export async function sealCheckpoint(
 }
 
 /**
+ * A copy of checkpoint `files` whose state.json holds `config` — as a run with that config would have written it —
+ * resealed: the weights and optimizer files keep their bytes. How a run forked from a leader's checkpoint (a sweep's
+ * shared prefix, a rider in the tab's population) gets its own. `where` names the checkpoint in the error.
+ */
+export async function withCheckpointConfig(
+  files: CheckpointFiles,
+  config: unknown,
+  where: string,
+  sha256: Sha256 = webCryptoSha256,
+): Promise<CheckpointFiles> {
+  const bytes = files.get('state.json');
+  if (!bytes) throw new CheckpointError(`${where}: the checkpoint has no state.json`);
+  const state = JSON.parse(decoder.decode(bytes)) as { stage: string; step: number };
+  const copy: CheckpointFiles = new Map(files);
+  copy.delete(MANIFEST_FILE);
+  // encodeCheckpoint's own layout
+  copy.set('state.json', encoder.encode(JSON.stringify({ ...state, config }, null, 1)));
+  return sealCheckpoint(copy, { stage: state.stage, step: state.step }, sha256);
+}
+
+/**
  * Check a checkpoint's files against its manifest.json: every listed file present with its length and SHA-256, no
  * unlisted file. `where` names the checkpoint in messages (e.g. "checkpoints/student-000005"). Returns the manifest,
  * or null when there is none and `requireManifest` is false (checkpoints written before manifests existed).

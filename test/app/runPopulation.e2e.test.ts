@@ -1,0 +1,145 @@
+// The tab's queue trains populations (src/app/runs/runQueue.ts, src/app/worker/workerRiders.ts): a leader and the
+// items of the same trajectory key that ride along its student stage. The real training worker runs in-thread in
+// Node (cpu and wasm) behind the runs store, on the smoke preset under four schedules of one seed. Each member's stored run
+// — record summary, metrics lines of every stage, events — must equal the same item's run made alone (a queue with
+// population size 1), wall-clock fields aside; a population stopped mid-student-stage must resume, every member
+// from its own checkpoint, to the numbers of the runs made alone.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { MemoryRunRepository } from '../../src/app/runs/runRepository';
+import { createQueue, runQueue, type RunQueue } from '../../src/app/runs/runQueue';
+import { createRunsStore } from '../../src/app/runs/storedRunsStore';
+import { createRunStore, type RunStore } from '../../src/app/train/liveRunStore';
+import type { WorkerRequest } from '../../src/app/worker/protocol';
+import { createInThreadWorker } from '../../src/app/worker/workerHandler';
+import { loadPreset, PRESET_NAMES } from '../../src/core/experiment/preset';
+import { initBackend } from '../../src/engine/backend';
+import { lookupPreset } from '../support/presets';
+import { withoutClock } from './workerHarness';
+
+const SMOKE = loadPreset('smoke', lookupPreset, PRESET_NAMES);
+/**
+ * the lesson's arms in the smoke's size — RetireOPD, OPD throughout, pure GRPO (grpo-shell is retire-shell under
+ * schedule none) — and a fixed retirement that leaves early. The smoke preset trains its teacher in the run, and a
+ * GRPO run has no teacher stage: its trajectory key differs, so it is no one's rider and runs alone.
+ */
+const AXES = { 'student.schedule': ['adaptive', 'never', 'fixed:5', 'none'] };
+const BACKENDS = ['cpu', 'wasm'] as const;
+
+interface Setup {
+  repo: MemoryRunRepository;
+  runStore: RunStore;
+  starts: WorkerRequest[];
+  run(queue: RunQueue): Promise<RunQueue>;
+}
+
+function setup(): Setup {
+  const repo = new MemoryRunRepository();
+  const starts: WorkerRequest[] = [];
+  const runStore = createRunStore(
+    () => {
+      const worker = createInThreadWorker({
+        startBackend: (b) => initBackend(b),
+        openRepository: async () => repo,
+        loadTeacher: async () => null,
+      });
+      const post = worker.postMessage.bind(worker);
+      worker.postMessage = (m) => {
+        if (m.type === 'start') starts.push(m);
+        post(m);
+      };
+      return worker;
+    },
+    { sharedControl: false },
+  );
+  let t = 1000;
+  const runs = createRunsStore(
+    async () => repo,
+    runStore,
+    async () => null,
+    () => t++,
+  );
+  return { repo, runStore, starts, run: (queue) => runQueue(queue, repo, runs, () => undefined) };
+}
+
+/** What a stored run shows: its summary, its lines of every stage and its events, wall-clock fields aside. */
+async function storedRun(repo: MemoryRunRepository, queue: RunQueue, label: string) {
+  const runId = queue.items.find((i) => i.label === label)!.runId!;
+  const record = (await repo.getRun(runId))!;
+  return {
+    status: record.status,
+    summary: withoutClock(record.summary),
+    lines: withoutClock((await repo.metrics(runId)).map((m) => [m.stage, m.step, m.line])),
+    events: withoutClock((await repo.events(runId)).map((e) => [e.stage, e.step, e.event])),
+  };
+}
+
+describe.each(BACKENDS)('a population in the tab’s queue on %s', (backend) => {
+  let alone: Setup;
+  let aloneQueue: RunQueue;
+
+  beforeAll(async () => {
+    await initBackend(backend);
+    alone = setup();
+    aloneQueue = await alone.run(createQueue(SMOKE, [], backend, [0], AXES, 1, 1));
+  });
+
+  it('trains RetireOPD with OPD throughout and fixed:5 riding, GRPO alone, each stored run equal to its run made alone', async () => {
+    const pop = setup();
+    const queue = await pop.run(createQueue(SMOKE, [], backend, [0], AXES, 1, 4));
+    expect(queue.state).toBe('done');
+    // one start with two riders, then each rider continued from where it left (unannounced)
+    expect(
+      pop.starts.map((s) => (s.type === 'start' ? [s.riders?.length ?? 0, s.record?.continuation ?? false] : null)),
+    ).toEqual([
+      [2, false],
+      [0, true],
+      [0, true],
+      [0, false],
+    ]);
+    for (const item of aloneQueue.items) {
+      const made = await storedRun(pop.repo, queue, item.label);
+      expect(made.status, item.label).toBe('completed');
+      expect(made, item.label).toEqual(await storedRun(alone.repo, aloneQueue, item.label));
+    }
+    // the riders left where their schedules first planned a step differently from RetireOPD's
+    const never = await pop.repo.getRun(queue.items[1]!.runId!);
+    const fixed = await pop.repo.getRun(queue.items[2]!.runId!);
+    expect(fixed!.detachedAt).toBe(5);
+    expect((await pop.repo.getRun(queue.items[3]!.runId!))!.detachedAt).toBeUndefined();
+    expect(never!.detachedAt).toBe((await pop.repo.getRun(queue.items[0]!.runId!))!.triggerStep);
+  }, 600_000);
+
+  it('resumes a population stopped mid-student-stage: every member from its own checkpoint, to the same numbers', async () => {
+    const pop = setup();
+    const stopAt = pop.runStore.subscribe((s) => {
+      if (s.stage === 'student' && s.step >= 3 && s.status === 'running') {
+        stopAt();
+        pop.runStore.getState().stop();
+      }
+    });
+    const first = await pop.run(createQueue(SMOKE, [], backend, [0], AXES, 1, 4));
+    expect(first.state).toBe('paused');
+    // GRPO, no one's rider, has not started
+    expect(first.items.map((i) => i.status)).toEqual(['stopped', 'stopped', 'stopped', 'pending']);
+    const stopped = await Promise.all(first.items.slice(0, 3).map((i) => pop.repo.getRun(i.runId!)));
+    // the leader and OPD throughout (still riding) each wrote an interrupt checkpoint at the leader's step; fixed:5
+    // stopped there too, or had left after step 5 and waits at its own checkpoint
+    const [leader, never, fixed] = stopped.map((r) => r!);
+    expect(leader!.status).toBe('stopped');
+    expect(never!.status).toBe('stopped');
+    expect(never!.checkpoint).toBe(leader!.checkpoint);
+    expect(leader!.step).toBeLessThan(10);
+    if (fixed!.detachedAt === 5) expect([fixed!.status, fixed!.checkpoint]).toEqual(['interrupted', 'student-000005']);
+    else expect([fixed!.status, fixed!.checkpoint]).toEqual(['stopped', leader!.checkpoint]);
+    const resumed = await pop.run(first);
+    expect(resumed.state).toBe('done');
+    for (const item of aloneQueue.items) {
+      const made = await storedRun(pop.repo, resumed, item.label);
+      const ref = await storedRun(alone.repo, aloneQueue, item.label);
+      expect(made.summary, item.label).toEqual(ref.summary);
+      // the student lines of the run made alone, each step once
+      const student = (x: typeof made) => (x.lines as [string, number, unknown][]).filter((l) => l[0] === 'student');
+      expect(student(made), item.label).toEqual(student(ref));
+    }
+  }, 600_000);
+});
