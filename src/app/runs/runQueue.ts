@@ -12,7 +12,8 @@ import { trajectoryKeyOf } from '../../core/experiment/trajectoryKey';
 import type { BackendChoice } from '../worker/protocol';
 import { newRunId, type RunRecord } from './runRecord';
 import type { RunRepository, StoredQueue } from './runRepository';
-import type { RunsStore } from './storedRunsStore';
+import type { NewRun, RunsStore } from './storedRunsStore';
+import { parseCheckpointName } from '../../core/runLog/checkpointName';
 
 export type QueueItemStatus = 'pending' | 'running' | 'completed' | 'stopped' | 'failed';
 
@@ -159,8 +160,36 @@ export async function runQueue(
   };
   await repo.putQueue(q);
   const indexOf = (label: string) => q.items.findIndex((i) => i.label === label);
+  const newRun = (i: number): NewRun => ({
+    preset: q.preset,
+    overrides: q.overrides,
+    config: q.items[i]!.config,
+    backendChoice: q.backendChoice,
+    point: q.items[i]!.point,
+    queueId: q.id,
+    queueIndex: i,
+    label: q.items[i]!.label,
+  });
   /** items that ride along another item's run (label → its summary once its own run ended) */
   const claims = new Map<string, Promise<RunSummary>>();
+  /**
+   * Whether item `index` can take riders: nothing stored, or a run stopped before its student stage began (the
+   * riders join when it begins, from step 0).
+   */
+  const canLead = async (index: number): Promise<boolean> => {
+    const stored = await adoptStoredRun(q, index, repo);
+    if (stored === null) return true;
+    const at = stored.checkpoint ? parseCheckpointName(stored.checkpoint) : null;
+    return (
+      stored.status !== 'failed' &&
+      stored.status !== 'completed' &&
+      at !== null &&
+      (at.stage === 'demonstrations' ||
+        at.stage === 'sft' ||
+        at.stage === 'teacher' ||
+        (at.stage === 'student' && at.step === 0))
+    );
+  };
   /** The item's run alone: its stored run continued (completed, resumed) or started afresh, with `riders`. */
   const execAlone = async (index: number, runs: RunsStore, riders: readonly number[] = []): Promise<RunSummary> => {
     const run = q.items[index]!;
@@ -173,23 +202,14 @@ export async function runQueue(
     if (stored && stored.checkpoint && stored.status !== 'failed') {
       runId = stored.id;
       await update(index, { runId, status: 'running' });
-      await runs.getState().resumeRun(runId);
+      for (const i of riders) await update(i, { runId: null, status: 'running' });
+      await runs.getState().resumeRun(runId, riders.map(newRun));
     } else {
       // a run cut off before its first checkpoint (or failed) starts again from scratch: its partial record goes, so
       // the queue keeps one stored run per item
       if (stored) await repo.deleteRun(stored.id);
       await update(index, { runId: null, status: 'running' });
       for (const i of riders) await update(i, { runId: null, status: 'running' });
-      const newRun = (i: number) => ({
-        preset: q.preset,
-        overrides: q.overrides,
-        config: q.items[i]!.config,
-        backendChoice: q.backendChoice,
-        point: q.items[i]!.point,
-        queueId: q.id,
-        queueIndex: i,
-        label: q.items[i]!.label,
-      });
       runId = await runs.getState().startRun(newRun(index), riders.map(newRun));
       if (runId === null)
         throw new QueueRunError(`${run.label}: the run did not start (${runs.getState().error ?? 'unknown reason'})`);
@@ -206,7 +226,8 @@ export async function runQueue(
     return summary;
   };
   /**
-   * An item's run and, when it starts afresh, the later pending items that ride along it (populationOf); each
+   * An item's run and, when it starts afresh (or before its student stage), the later pending items that ride along
+   * it (populationOf); each
    * rider then continues alone in this lane. Resolves with the first interrupted summary, else the leader's.
    */
   const exec = async (run: SweepRun, runs: RunsStore): Promise<RunSummary> => {
@@ -221,7 +242,7 @@ export async function runQueue(
     // only runs with nothing stored ride (a stored one continues alone, right after)
     const fresh = async (i: number) => (await adoptStoredRun(q, i, repo)) === null;
     const riders: number[] = [];
-    if (group.length > 0 && (await fresh(index))) for (const i of group) if (await fresh(i)) riders.push(i);
+    if (group.length > 0 && (await canLead(index))) for (const i of group) if (await fresh(i)) riders.push(i);
     let first: RunSummary | null = null;
     let leader: RunSummary;
     try {
@@ -301,7 +322,7 @@ async function adoptStoredRun(q: RunQueue, index: number, repo: RunRepository): 
 function populationOf(q: RunQueue, index: number, taken: (label: string) => boolean): number[] {
   const size = q.populationSize ?? 1;
   const item = q.items[index]!;
-  if (size <= 1 || q.spec.matchTemperature || item.status !== 'pending') return [];
+  if (size <= 1 || q.spec.matchTemperature || item.status === 'completed') return [];
   const key = trajectoryKeyOf(item.config);
   const group: number[] = [];
   for (let i = index + 1; i < q.items.length && group.length < size - 1; i++) {

@@ -4,7 +4,7 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { ExperimentConfig } from '../../core/experiment/config';
 import { checkpointName, parseCheckpointName } from '../../core/runLog/checkpointName';
-import type { BackendChoice } from '../worker/protocol';
+import type { BackendChoice, RiderLink } from '../worker/protocol';
 import type { RunStore } from '../train/liveRunStore';
 import { isActive } from '../train/liveRunState';
 import { restoreRunState } from './restoreRunState';
@@ -48,7 +48,8 @@ export interface RunsActions {
    * stored run and rides along its student stage (src/app/worker/workerRiders.ts). Resolves with the run's id.
    */
   startRun(run: NewRun, riders?: readonly NewRun[]): Promise<string | null>;
-  resumeRun(id: string): Promise<void>;
+  /** Resume stored run `id` from its latest checkpoint; `riders` as startRun's (it must not have begun its student stage). */
+  resumeRun(id: string, riders?: readonly NewRun[]): Promise<void>;
   showRun(id: string): Promise<void>;
   remove(id: string): Promise<void>;
   toggleSelected(id: string): void;
@@ -126,6 +127,19 @@ export function createRunsStore(
     `run ${id} is running in another tab: watch it there, or continue it here once that tab stops it or closes`;
   let lastReshow = 0;
   const newRecord = (id: string, run: NewRun) => newRecordAt(id, run, now());
+  /** Stored runs for `riders`, each locked by this tab, as the worker's rider links. */
+  const riderRecords = async (riders: readonly NewRun[]): Promise<RiderLink[]> => {
+    const r = await repo();
+    const links: RiderLink[] = [];
+    for (const rider of riders) {
+      const record = newRecord(newRunId(now()), rider);
+      const release = await locks.tryAcquire(runLockName(record.id));
+      if (release) riderLocks.push(release);
+      await r.putRun(record);
+      links.push({ runId: record.id, config: record.config });
+    }
+    return links;
+  };
   const store = createStore<RunsState & RunsActions>()((set, get) => {
     const guard = async <T>(f: () => Promise<T>): Promise<T | null> => {
       try {
@@ -216,7 +230,7 @@ export function createRunsStore(
         await get().refresh();
         return id;
       },
-      async resumeRun(id) {
+      async resumeRun(id, riders = []) {
         if (isActive(runStore.getState().status)) {
           set({ error: 'a run is going: stop it before resuming another' });
           return;
@@ -249,6 +263,7 @@ export function createRunsStore(
               record.backend ?? record.backendChoice,
               { runId: id, resume: true, ...(continuation ? { continuation } : {}) },
               restored,
+              await riderRecords(riders),
             );
           return true;
         });

@@ -183,7 +183,7 @@ function rideText(r: Extract<WorkerResponse, { type: 'ride' }>): string {
     case 'lost':
       return `run ${r.runId} rode along a run that failed; it runs alone (${r.reason})`;
     case 'unasked':
-      return `run ${r.runId} did not ride: ${r.reason}`;
+      return `run ${r.runId} did not ride (${r.reason}); it will start on its own`;
     default:
       return assertNever(r.end, 'ride end');
   }

@@ -83,7 +83,7 @@ export interface RiderLink {
  * How a rider's ride ended: `detached` (it left the leader after student step `step` and is stored with the
  * checkpoint to continue from), `stopped` (the leader was stopped: it wrote its own interrupt checkpoint),
  * `lost` (the leader failed: its stored run is marked failed, to be run alone), `unasked` (the leader ended
- * before its student stage began, or began it mid-stage: nothing rode; run it alone).
+ * before its student stage began, or began it mid-stage: nothing rode; its empty stored run is deleted).
  */
 export type RideEnd = 'detached' | 'stopped' | 'lost' | 'unasked';
 

@@ -94,7 +94,7 @@ export class WorkerRiders {
     return specs;
   }
 
-  /** After the leader's run: riders never asked are told so; every rider's stored run is final once this resolves. */
+  /** After the leader's run: riders never asked are deleted; every rider's stored run is final once this resolves. */
   finish(): Promise<void> {
     this.finished ??= this.settle();
     return this.finished;
@@ -102,11 +102,10 @@ export class WorkerRiders {
 
   private async settle(): Promise<void> {
     if (!this.asked)
+      // nothing was trained for them: their stored runs go (the queue starts them afresh later)
       for (const link of this.links) {
-        const reason = 'its leader did not begin its student stage from step 0 here; it runs alone';
-        const recorder = await RunRecorder.open(this.repo, link.runId, { onError: this.onStorageError });
-        await recorder.fail(reason);
-        this.onEnd(link.runId, 'unasked', null, reason);
+        await this.repo.deleteRun(link.runId);
+        this.onEnd(link.runId, 'unasked', null, 'its leader did not begin its student stage from step 0 here');
       }
     await Promise.all(this.writes);
     await Promise.all(this.riding.map((r) => r.recorder.flush()));
