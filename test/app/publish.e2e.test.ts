@@ -220,13 +220,14 @@ describe.skipIf(!existsSync(CHROMIUM_PATH))('the published build on a plain stat
     await expect.poll(() => page.getByLabel('preset', { exact: true }).inputValue()).toBe('retire-shell');
     expect(await page.getByRole('alert').filter({ hasText: 'link:' }).count()).toBe(0);
     await page.getByRole('button', { name: 'Start', exact: true }).click();
+    // listed once the worker was asked to start it (startRun): until then the status shown is the smoke run's
+    await expect.poll(() => rows().count(), { timeout: 30_000 }).toBe(3);
     await expect
       .poll(() => status().textContent(), { timeout: 300_000, interval: 500 })
       .toMatch(/^(completed|failed|stopped)$/);
     expect(await status().textContent(), (await page.getByRole('alert').allTextContents()).join('\n')).toBe(
       'completed',
     );
-    await expect.poll(() => rows().count(), { timeout: 30_000 }).toBe(3);
     expect(pageErrors).toEqual([]);
   }, 600_000);
 
