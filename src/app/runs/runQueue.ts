@@ -226,9 +226,9 @@ export async function runQueue(
     return summary;
   };
   /**
-   * An item's run and, when it starts afresh (or before its student stage), the later pending items that ride along
-   * it (populationOf); each
-   * rider then continues alone in this lane. Resolves with the first interrupted summary, else the leader's.
+   * An item's run and, when it starts afresh (or resumes before its student stage), the later pending items that
+   * ride along it (populationOf); each rider then continues alone in this lane. Resolves with the first interrupted
+   * summary, else the leader's.
    */
   const exec = async (run: SweepRun, runs: RunsStore): Promise<RunSummary> => {
     const claim = claims.get(run.label);
