@@ -95,6 +95,10 @@ const schedules = () => loadPreset('schedules', lookupPreset, PRESET_NAMES);
  */
 const ONE_AT_A_TIME = 1;
 
+/** A queue of the schedules preset under `arms`, run one at a time. */
+const oneByOne = (seeds: number[], arms: string[]) =>
+  createQueue(schedules(), [], 'cpu', seeds, { 'student.schedule': arms }, undefined, ONE_AT_A_TIME);
+
 describe('the run queue', () => {
   it('reads seeds and axes as the sweep CLI does, naming the field on error', () => {
     expect(parseSeeds('0, 1,2')).toEqual([0, 1, 2]);
@@ -195,15 +199,7 @@ describe('the run queue', () => {
 
   it('runs two at a time in two lanes, in queue order, with the same stored runs and table as one lane', async () => {
     const one = setup();
-    const queue = createQueue(
-      schedules(),
-      [],
-      'cpu',
-      [0, 1],
-      { 'student.schedule': ['adaptive', 'never', 'none'] },
-      undefined,
-      ONE_AT_A_TIME,
-    );
+    const queue = oneByOne([0, 1], ['adaptive', 'never', 'none']);
     const sequential = await runQueue(queue, one.repo, one.runs, () => undefined);
     const a = setup();
     const b = setup(a.repo);
@@ -231,15 +227,7 @@ describe('the run queue', () => {
 
   it('continues a stored queue after a reload: finished runs are kept, the rest run', async () => {
     const { repo, starts, runs } = setup();
-    const queue = createQueue(
-      schedules(),
-      [],
-      'cpu',
-      [0],
-      { 'student.schedule': ['adaptive', 'never', 'none'] },
-      undefined,
-      ONE_AT_A_TIME,
-    );
+    const queue = oneByOne([0], ['adaptive', 'never', 'none']);
     const first = await runQueue({ ...queue, items: queue.items.slice(0, 1) }, repo, runs, () => undefined);
     const reloaded = { ...queue, items: [first.items[0]!, ...queue.items.slice(1)] };
     const done = await runQueue(reloaded, repo, runs, () => undefined);
@@ -253,15 +241,7 @@ describe('the run queue', () => {
 
   it('starts a run a reload cut off before its first checkpoint again, keeping one stored run per item', async () => {
     const { repo, starts, runs } = setup();
-    const queue = createQueue(
-      schedules(),
-      [],
-      'cpu',
-      [0],
-      { 'student.schedule': ['adaptive', 'never'] },
-      undefined,
-      ONE_AT_A_TIME,
-    );
+    const queue = oneByOne([0], ['adaptive', 'never']);
     const first = await runQueue({ ...queue, items: queue.items.slice(0, 1) }, repo, runs, () => undefined);
     // what a reload leaves of a run that had no checkpoint yet: a running record without one, the item 'running'
     const cut = (await repo.getRun(first.items[0]!.runId!))!;
@@ -280,15 +260,7 @@ describe('the run queue', () => {
   });
   it('resumes a run a reload cut off before the queue stored its id, instead of starting a second one', async () => {
     const { repo, starts, runs } = setup();
-    const queue = createQueue(
-      schedules(),
-      [],
-      'cpu',
-      [0],
-      { 'student.schedule': ['adaptive', 'never'] },
-      undefined,
-      ONE_AT_A_TIME,
-    );
+    const queue = oneByOne([0], ['adaptive', 'never']);
     // the reload came after startRun wrote the record and a checkpoint, before the queue stored the run's id
     const item = queue.items[0]!;
     await repo.putRun({
@@ -323,15 +295,7 @@ describe('the run queue', () => {
 
   it('keeps the completed run of an item a reload left with two records, and marks the item completed', async () => {
     const { repo, starts, runs } = setup();
-    const queue = createQueue(
-      schedules(),
-      [],
-      'cpu',
-      [0],
-      { 'student.schedule': ['adaptive'] },
-      undefined,
-      ONE_AT_A_TIME,
-    );
+    const queue = oneByOne([0], ['adaptive']);
     const first = await runQueue(queue, repo, runs, () => undefined);
     const finished = (await repo.getRun(first.items[0]!.runId!))!;
     // a second, partial record of the same item, and a queue that still names it and thinks it is running

@@ -13,7 +13,7 @@ import type { BackendChoice } from '../worker/protocol';
 import { newRunId, type RunRecord } from './runRecord';
 import type { RunRepository, StoredQueue } from './runRepository';
 import type { NewRun, RunsStore } from './storedRunsStore';
-import { parseCheckpointName } from '../../core/runLog/checkpointName';
+import { checkpointName, checkpointRunOrder } from '../../core/runLog/checkpointName';
 
 export type QueueItemStatus = 'pending' | 'running' | 'completed' | 'stopped' | 'failed';
 
@@ -179,15 +179,13 @@ export async function runQueue(
   const canLead = async (index: number): Promise<boolean> => {
     const stored = await adoptStoredRun(q, index, repo);
     if (stored === null) return true;
-    const at = stored.checkpoint ? parseCheckpointName(stored.checkpoint) : null;
+    const studentStart = checkpointRunOrder(checkpointName('student', 0));
     return (
       stored.status !== 'failed' &&
       stored.status !== 'completed' &&
-      at !== null &&
-      (at.stage === 'demonstrations' ||
-        at.stage === 'sft' ||
-        at.stage === 'teacher' ||
-        (at.stage === 'student' && at.step === 0))
+      stored.checkpoint !== null &&
+      checkpointRunOrder(stored.checkpoint) >= 0 &&
+      checkpointRunOrder(stored.checkpoint) <= studentStart
     );
   };
   /** The item's run alone: its stored run continued (completed, resumed) or started afresh, with `riders`. */

@@ -211,21 +211,14 @@ export function createRunsStore(
           set({ error: inAnotherTab(id) });
           return null;
         }
-        const records = [run, ...riders].map((r, i) => newRecord(i === 0 ? id : newRunId(now()), r));
-        for (const rider of records.slice(1)) {
-          const release = await locks.tryAcquire(runLockName(rider.id));
-          if (release) riderLocks.push(release);
-        }
-        const ok = await guard(async () => {
-          const r = await repo();
-          for (const record of records) await r.putRun(record);
-          return true;
+        const links = await guard(async () => {
+          await (await repo()).putRun(newRecord(id, run));
+          return riderRecords(riders);
         });
-        if (!ok) {
+        if (links === null) {
           dropLock();
           return null;
         }
-        const links = records.slice(1).map((r) => ({ runId: r.id, config: r.config }));
         runStore.getState().start(run.config, run.backendChoice, { runId: id, resume: false }, undefined, links);
         await get().refresh();
         return id;

@@ -143,11 +143,10 @@ export function createWorkerHandler(post: (message: WorkerResponse) => void, dep
       const recorder = persisted?.recorder ?? null;
       if (request.riders?.length && !persisted)
         throw new Error('riders need a stored run: a start with riders must name its record');
-      const repo = request.riders?.length && deps.openRepository ? await deps.openRepository() : null;
       const rides =
-        persisted && repo && request.record && request.riders?.length
+        persisted && request.record && request.riders?.length
           ? new WorkerRiders(
-              repo,
+              persisted.repo,
               request.record.runId,
               persisted.recorder,
               request.riders,

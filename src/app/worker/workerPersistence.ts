@@ -8,6 +8,8 @@ import type { RunRepository } from '../runs/runRepository';
 import { RunRecorder } from './runRecorder';
 
 export interface WorkerPersistence {
+  /** the run repository it was opened on (riders of the run are stored there too) */
+  repo: RunRepository;
   recorder: RunRecorder;
   storage: CheckpointStorage;
   resume: CheckpointContent<TrainerState> | null;
@@ -35,5 +37,5 @@ export async function openWorkerPersistence(
     await repo.truncateAfter(runId, content.state.stage, content.state.step);
   }
   const recorder = await RunRecorder.open(repo, runId, { onError });
-  return { recorder, storage, resume: content };
+  return { repo, recorder, storage, resume: content };
 }

@@ -8,7 +8,6 @@
 import { checkpointName } from '../../core/runLog/checkpointName';
 import { foldPosition } from '../../core/runLog/runLogFold';
 import type { BackendName } from '../../engine/backend';
-import type { ExperimentConfig } from '../../core/experiment/config';
 import { encodeCheckpoint, sealCheckpoint, withCheckpointConfig } from '../../engine/trainer/checkpoint';
 import type { FollowerEnd, FollowerSpec } from '../../engine/trainer/followers';
 import type { RunRepository } from '../runs/runRepository';
@@ -17,11 +16,6 @@ import { RunRecorder } from './runRecorder';
 
 /** Stages whose lines a rider takes over from its leader (everything before the student stage). */
 const PREFIX = new Set(['demonstrations', 'sft', 'teacher']);
-
-const withBackend = (config: ExperimentConfig, backend: BackendName): ExperimentConfig => ({
-  ...config,
-  runtime: { ...config.runtime, backend },
-});
 
 interface Riding {
   link: RiderLink;
@@ -71,21 +65,19 @@ export class WorkerRiders {
         metrics.map((m) => ({ ...m, runId: link.runId })),
         events.map((e) => ({ ...e, runId: link.runId })),
       );
+      await this.repo.putRun(events.reduce((r, e) => foldPosition(r, e.event), record));
+      const recorder = await RunRecorder.open(this.repo, link.runId, { onError: this.onStorageError });
+      recorder.setBackend(this.backend);
+      const config = recorder.current.config;
       // the fork point's checkpoint, as the run made alone wrote it: its own config in state.json
       if (forkName && forkFiles)
         await this.repo
           .checkpoints(link.runId)
-          .write(
-            forkName,
-            await withCheckpointConfig(forkFiles, withBackend(record.config, this.backend), `leader’s ${forkName}`),
-          );
-      await this.repo.putRun(events.reduce((r, e) => foldPosition(r, e.event), record));
-      const recorder = await RunRecorder.open(this.repo, link.runId, { onError: this.onStorageError });
-      recorder.setBackend(this.backend);
+          .write(forkName, await withCheckpointConfig(forkFiles, config, `leader’s ${forkName}`));
       const riding: Riding = { link, recorder };
       this.riding.push(riding);
       specs.push({
-        config: recorder.current.config,
+        config,
         storage: this.repo.checkpoints(link.runId),
         onEvent: (event) => recorder.record(event),
         end: (outcome) => this.writes.push(this.end(riding, outcome)),
