@@ -14,6 +14,8 @@
 // there (OPD throughout leaves RetireOPD at its trigger). --no-share runs every run alone.
 // Exit codes: 0 all runs completed; 1 some run failed or was interrupted; 2 user error.
 import { join } from 'node:path';
+import { freemem } from 'node:os';
+import { populationRefusal, type MemoryBudget } from '../src/engine/trainer/populationMemory';
 import { CheckpointError, RunFolderError, UserError } from '../src/core/errors';
 import { tuningSeedWarning } from '../src/core/experiment/seedProtocol';
 import { parseSeed } from '../src/core/experiment/numberText';
@@ -31,7 +33,15 @@ import { RunFolder } from './runFolder';
 import { forkRunFolder, leadersUnder } from './prefixFork';
 import { prefixKeyOf } from '../src/core/experiment/configPrefix';
 import { rmSync } from 'node:fs';
-import { openRides, prepareSweepFolder, rideKey, type Ride, type RideCandidate, type RideRegistry } from './sweepRides';
+import {
+  largestPopulation,
+  openRides,
+  prepareSweepFolder,
+  rideKey,
+  type Ride,
+  type RideCandidate,
+  type RideRegistry,
+} from './sweepRides';
 
 /** More runs than this in one sweep is almost surely a typo in --seeds or --vary. */
 const MAX_RUNS = 1000;
@@ -186,6 +196,13 @@ export interface SweepOptions {
   riders?: RideCandidate[];
   /** the rides of the protocol's sweeps, across them: a later sweep continues the runs that rode in an earlier one */
   rides?: RideRegistry;
+  /** memory a population may use (default: half of this machine's free memory) */
+  memoryBudget?: MemoryBudget;
+}
+
+/** Half of the memory this machine has free now: the rest is the system's and the other processes'. */
+export function nodeMemoryBudget(): MemoryBudget {
+  return { bytes: freemem() / 2, source: 'a population may use here (half of the free memory, os.freemem)' };
 }
 
 async function sweep(argv: string[], io: CliIo, options: SweepOptions = {}): Promise<number> {
@@ -209,6 +226,13 @@ async function sweep(argv: string[], io: CliIo, options: SweepOptions = {}): Pro
     if (heldOut) io.stderr(`warning: ${heldOut}\n`);
   });
   // everything that can be refused is refused before any folder exists
+  // the largest population this sweep would train at once must fit in memory (populationMemory.ts)
+  if (!values['no-share']) {
+    const largest = largestPopulation([...runs, ...(options.riders ?? []).map((r) => r.run)], populationSize);
+    const refusal =
+      largest && populationRefusal(largest.config, largest.members, options.memoryBudget ?? nodeMemoryBudget());
+    if (refusal) throw new UserError(`--population-size: ${refusal} (--population-size N caps it)`);
+  }
   for (const run of runs) await startBackend(run.config);
   for (const p of presets) await loadShippedTeacher(applyOverrides(p.config, sets));
   const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);

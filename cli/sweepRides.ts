@@ -33,6 +33,29 @@ export interface RideCandidate {
 export const rideKey = (dir: string): string => resolve(dir);
 
 /**
+ * The largest population `runs` form when each leader takes along the later runs with its trajectory key, at most
+ * `populationSize` runs in all (a leader and its riders), with its leader's config; null for no runs.
+ */
+export function largestPopulation(
+  runs: readonly SweepRun[],
+  populationSize: number,
+): { members: number; config: ExperimentConfig } | null {
+  const byKey = new Map<string, { count: number; config: ExperimentConfig }>();
+  for (const run of runs) {
+    const key = trajectoryKeyOf(run.config);
+    const group = byKey.get(key);
+    if (group) group.count++;
+    else byKey.set(key, { count: 1, config: run.config });
+  }
+  let largest: { members: number; config: ExperimentConfig } | null = null;
+  for (const { count, config } of byKey.values()) {
+    const members = Math.min(count, populationSize);
+    if (!largest || members > largest.members) largest = { members, config };
+  }
+  return largest;
+}
+
+/**
  * The candidates that can ride along `leader`'s student stage (same trajectory key, not yet started, not riding),
  * at most `max`: each gets its run folder forked from the leader's folder `leaderDir` and is entered in `rides`.
  */

@@ -193,3 +193,68 @@ describe.each(BACKENDS)('a population in the tab’s queue on %s', (backend) => 
     },
   );
 });
+
+/** Agreement asked on webgpu, as of the trainer's webgpu-vs-wasm parity test: |got − ref| ≤ ATOL + RTOL·|ref|. */
+const RTOL = 1e-3;
+const ATOL = 1e-4;
+
+/** Every number of `got` against `ref` at the same path, within the tolerance; everything else equal. */
+function closeTo(got: unknown, ref: unknown, path: string, worst: { rel: number; at: string }): void {
+  if (typeof ref === 'number' && typeof got === 'number') {
+    const err = Math.abs(got - ref);
+    if (!(err <= ATOL + RTOL * Math.abs(ref)) && !(Number.isNaN(got) && Number.isNaN(ref)))
+      expect.fail(`${path}: population ${got} vs alone ${ref}`);
+    const rel = err / Math.max(Math.abs(ref), 1e-6);
+    if (rel > worst.rel) Object.assign(worst, { rel, at: path });
+    return;
+  }
+  if (ref !== null && typeof ref === 'object') {
+    expect(got !== null && typeof got === 'object', path).toBe(true);
+    const keys = Object.keys(ref);
+    expect(Object.keys(got as object).sort(), path).toEqual([...keys].sort());
+    for (const k of keys)
+      closeTo((got as Record<string, unknown>)[k], (ref as Record<string, unknown>)[k], `${path}.${k}`, worst);
+    return;
+  }
+  expect(got, path).toEqual(ref);
+}
+
+// webgpu (Dawn on SwiftShader in Node): a GPU need not reduce in the same order in two runs, so a member is held to
+// the webgpu-vs-wasm parity test's tolerance, and to the same trigger step and test success, not to bit equality
+// (the console says whether it was bit-equal anyway). Three members: RetireOPD leading, OPD throughout and fixed:5
+// riding.
+describe('a population in the tab’s queue on webgpu', () => {
+  const axes = { 'student.schedule': ['adaptive', 'never', 'fixed:5'] };
+
+  it('trains a population of three whose members match their runs made alone', async () => {
+    await initBackend('webgpu');
+    const alone = setup();
+    const aloneQueue = await alone.run(createQueue(SMOKE, [], 'webgpu', [0], axes, 1, 1));
+    const pop = setup();
+    const queue = await pop.run(createQueue(SMOKE, [], 'webgpu', [0], axes, 1, 3));
+    expect(queue.state).toBe('done');
+    expect(pop.starts.map((s) => (s.type === 'start' ? (s.riders?.length ?? 0) : null))).toEqual([2, 0, 0]);
+    const worst = { rel: 0, at: '' };
+    let bitEqual = true;
+    for (const item of aloneQueue.items) {
+      const made = await storedRun(pop.repo, queue, item.label);
+      const ref = await storedRun(alone.repo, aloneQueue, item.label);
+      expect(made.status, item.label).toBe('completed');
+      const [m, r] = [made.summary as RunSummaryLike, ref.summary as RunSummaryLike];
+      expect(m.backend, item.label).toBe('webgpu');
+      expect(m.gate.triggerStep, item.label).toBe(r.gate.triggerStep);
+      expect(m.test.successRate, item.label).toBe(r.test.successRate);
+      closeTo(made, ref, item.label, worst);
+      bitEqual &&= JSON.stringify(made) === JSON.stringify(ref);
+    }
+    console.log(
+      `webgpu population vs alone: ${bitEqual ? 'bit-equal' : `worst relative difference ${worst.rel.toExponential(2)} (${worst.at})`}`,
+    );
+  }, 1_200_000);
+});
+
+interface RunSummaryLike {
+  backend: string;
+  gate: { triggerStep: number | null };
+  test: { successRate: number };
+}

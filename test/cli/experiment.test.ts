@@ -82,6 +82,19 @@ describe('config errors', () => {
     }
   });
 
+  it('a sweep refuses a population too large for memory before any folder exists, with the figure', async () => {
+    let stderr = '';
+    const out = join(tmp, 'never-population');
+    const io = { stdout: () => undefined, stderr: (t: string) => void (stderr += t) };
+    const argv = ['--preset', 'smoke', '--seeds', '0', '--vary', 'student.schedule=adaptive,never', '--out', out];
+    const code = await sweep(argv, io, { memoryBudget: { bytes: 1, source: 'the test allows' } });
+    expect(code).toBe(2);
+    expect(stderr).toMatch(
+      /^sweep: --population-size: a population of 2 runs needs about [\d.]+ MiB \(the leader [\d.]+ MiB, each of the 1 riders [\d.]+ MiB: host copies of [\d,]+ parameters, Adam state included\), more than the 0\.0 MiB the test allows; at most 1 fit — make the population smaller \(--population-size N caps it\)\n$/,
+    );
+    expect(existsSync(out)).toBe(false);
+  });
+
   it('a seed in another form than decimal digits is refused, quoted as typed', async () => {
     for (const seed of ['0x10', '-0']) {
       const r = await run(experiment, ['--preset', 'smoke', `--seed=${seed}`, '--out', join(tmp, 'never')]);

@@ -23,6 +23,8 @@ export interface MetricChartProps {
   xLabel?: string;
   threshold?: { y: number; label: string } | null;
   marker?: { x: number; label: string } | null;
+  /** more vertical markers beside `marker` (several runs' retirements), each in its run's colour */
+  markers?: readonly { x: number; label: string; color: string }[];
   /** shown under the chart: what the metric means or why it is empty */
   note?: string;
   /** fixed y range (e.g. [0, 1] for rates); automatic when absent */
@@ -86,7 +88,10 @@ export function metricFigure(p: MetricChartProps, yDomain?: readonly [number, nu
     yDomain,
     series: p.lines.map((l) => ({ label: l.name, color: l.color, points: l.points })),
     thresholds: threshold ? [{ y: threshold.y, color: '#b45309', label: threshold.label }] : [],
-    markers: p.marker ? [{ x: p.marker.x, color: '#b91c1c', label: 'retirement' }] : [],
+    markers: [
+      ...(p.marker ? [{ x: p.marker.x, color: '#b91c1c', label: 'retirement' }] : []),
+      ...(p.markers ?? []).map((m) => ({ x: m.x, color: m.color, label: m.label })),
+    ],
     notes: p.note ? [p.note] : [],
   });
 }
@@ -116,7 +121,7 @@ export const MetricChart = memo(function MetricChart(props: MetricChartProps) {
 });
 
 function MetricChartView(props: MetricChartProps) {
-  const { title, lines, xLabel = 'step', threshold, marker, note, testId, yDomain } = props;
+  const { title, lines, xLabel = 'step', threshold, marker, markers, note, testId, yDomain } = props;
   const empty = lines.every((l) => l.points.length === 0);
   const thresholdShown = threshold && thresholdOnScale(threshold.y, lines, yDomain) ? threshold : null;
   const domain = yDomain ?? constantRange(lines);
@@ -169,6 +174,17 @@ function MetricChartView(props: MetricChartProps) {
                 label={{ value: marker.label, position: 'top', fontSize: 11, fill: '#b91c1c' }}
               />
             ) : null}
+            {(markers ?? []).map((m) => (
+              <ReferenceLine
+                key={`${m.label}@${m.x}`}
+                x={m.x}
+                stroke={m.color}
+                strokeWidth={1.5}
+                strokeDasharray="4 3"
+                ifOverflow="extendDomain"
+                label={{ value: m.label, position: 'top', fontSize: 11, fill: m.color }}
+              />
+            ))}
           </LineChart>
         </ResponsiveContainer>
       </div>

@@ -19,3 +19,6 @@ export const STEP_AXIS: XAxisProps = {
 
 /** The y axis: the metric's values, 56 px wide for four-digit ticks. */
 export const VALUE_AXIS: YAxisProps = { tick: { fontSize: 11 }, width: 56 };
+
+/** One colour per line where a chart draws several runs or arms (the compare view, the queue's runs side by side). */
+export const SERIES_COLORS = ['#2563eb', '#dc2626', '#059669', '#7c3aed', '#ea580c', '#0891b2', '#db2777', '#4b5563'];

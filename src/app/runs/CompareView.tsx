@@ -20,7 +20,7 @@ import { saveFigure } from '../charts/chartExport';
 import { fitRange, isRateMetric } from '../../core/axisRange';
 import { FIGURE_HEIGHT, FIGURE_WIDTH, lineFigureSvg } from '../../core/lineFigure';
 import { usePresetCatalog } from '../train/usePresetCatalog';
-import { CHART_GRID, CHART_MARGIN, STEP_AXIS, VALUE_AXIS } from '../charts/chartFrame';
+import { CHART_GRID, CHART_MARGIN, SERIES_COLORS, STEP_AXIS, VALUE_AXIS } from '../charts/chartFrame';
 import { Select } from '../Select';
 import { validationCurve } from '../../core/experiment/comparison';
 import {
@@ -45,7 +45,7 @@ const tooltipValue = (v: unknown) => {
   return Array.isArray(v) ? `${f(v[0])} – ${f(v[1])}` : f(v);
 };
 
-const COLORS = ['#2563eb', '#dc2626', '#059669', '#7c3aed', '#ea580c', '#0891b2', '#db2777', '#4b5563'];
+const COLORS = SERIES_COLORS;
 
 /** Metrics of the ticked runs, loaded from storage (again when a run's record changes). */
 function useMetrics(runs: readonly RunRecord[]): Map<string, StoredMetrics[]> {

@@ -21,6 +21,7 @@ import {
   type RunQueue,
 } from './runQueue';
 import { queueStore, runsStore, useRuns } from './storedRuns';
+import { browserMemoryBudget, queueMemoryRefusal } from './queueMemory';
 import { estimateQueue, type MeasuredRun } from './queueEstimate';
 
 const axesText = (axes: Record<string, unknown[]>) =>
@@ -144,6 +145,8 @@ function QueueForm() {
         undefined,
         Number(population),
       );
+      const tooLarge = queueMemoryRefusal(queue, browserMemoryBudget());
+      if (tooLarge) return { queue: null, error: `population: ${tooLarge}` };
       return { queue, error: null };
     } catch (e) {
       return {

@@ -27,6 +27,7 @@ import { LiveEpisodeStrip } from './LiveEpisodeStrip';
 import { PlaybackBar } from './PlaybackBar';
 import { usePlayback } from './playbackStore';
 import { useRaceRecording } from './raceRecording';
+import { PopulationChart } from './PopulationChart';
 
 const BACKEND_LABELS: Record<BackendChoice, string> = {
   auto: 'auto',
@@ -367,6 +368,7 @@ export function TrainView() {
       <RunStatusLine />
       <LiveEpisodeStrip />
       <RunCharts />
+      <PopulationChart />
       <ChartExplainers charts={TRAIN_CHARTS} />
       <LiveTeachingPanel />
       <RunSummaryPanel />

@@ -1,0 +1,98 @@
+// The lesson's three arms as one population in a real Chromium (WebAssembly): retire-shell under schedules adaptive,
+// never and none, at the smoke preset's size, queued from the form with the tab's default population. RetireOPD
+// leads and OPD throughout rides along its student stage, so the Train view's side-by-side chart draws both curves
+// while the leader trains; pure GRPO runs after them (or beside them where the machine has a second lane). The page
+// is reloaded as soon as both curves are seen growing (the rider mostly still riding: it leaves at the trigger, step
+// 20 of 40): the queue resumes, every member from its own stored run, and ends with three curves and one retirement
+// marker (OPD throughout and GRPO never retire).
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../support/chromium';
+import { startAppServer, type AppServer } from './appServer';
+import { SHORT } from './smokeSized';
+
+describe('the lesson’s three arms as one population in the tab', () => {
+  let server: AppServer;
+  let browser: BrowserContext;
+  let page: Page;
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    server = await startAppServer();
+    browser = await launchChromium();
+    page = await browser.newPage();
+    // the machine is shared and loaded: Vite's first transform of the app can take minutes
+    page.setDefaultTimeout(90_000);
+    page.setDefaultNavigationTimeout(240_000);
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  /** Each drawn member: its name, status, points drawn and trigger step ('' when it did not retire) */
+  const members = () =>
+    page.getByTestId('population-member').evaluateAll((els) =>
+      els.map((e) => ({
+        name: e.querySelector('.population-name')?.textContent ?? '',
+        status: e.getAttribute('data-status') ?? '',
+        points: Number(e.getAttribute('data-points')),
+        trigger: e.getAttribute('data-trigger') ?? '',
+      })),
+    );
+
+  it('draws RetireOPD and its riding OPD-throughout run live, resumes after a reload, and ends with three curves and one marker', async () => {
+    await page.goto(`${server.url}#train?preset=retire-shell&backend=wasm`);
+    await page.getByTestId('queue-open').click();
+    await page.getByLabel('queue preset').getByRole('option', { name: 'retire-shell' }).waitFor({ state: 'attached' });
+    await page.getByLabel('queue preset').selectOption('retire-shell');
+    await page.getByLabel('queue seeds').fill('0');
+    await page.getByLabel('queue axes').fill('student.schedule=adaptive,never,none');
+    await page.getByLabel('queue backend').selectOption('wasm');
+    // long enough a student stage to see the two curves grow together
+    await page.getByLabel('queue overrides').fill([...SHORT, 'student.steps=40'].join('\n'));
+    await expect.poll(() => page.getByTestId('queue-estimate').textContent()).toMatch(/ride/);
+    await page.getByTestId('queue-start').click();
+    const queue = page.getByTestId('queue').first();
+    await expect.poll(() => queue.getAttribute('data-state'), { timeout: 30_000 }).toBe('running');
+
+    // live: while the leader trains its student stage, the rider's curve grows beside it
+    await expect
+      .poll(
+        async () => {
+          const [leader, rider] = await members();
+          return leader && rider && leader.status === 'running' && leader.points > 0 && rider.points > 0
+            ? [leader.name, rider.name, rider.status]
+            : null;
+        },
+        { timeout: 900_000, interval: 500 },
+      )
+      .toEqual(['RetireOPD', 'OPD throughout', 'running']);
+    expect(await page.getByTestId('population').textContent()).toContain('(live)');
+
+    // a reload mid-population: the stored queue resumes, each member from its own stored run, and ends done
+    const idBefore = await queue.getAttribute('data-queue-id');
+    await page.reload();
+    await expect.poll(() => queue.getAttribute('data-queue-id'), { timeout: 60_000 }).toBe(idBefore);
+    await expect.poll(() => queue.getAttribute('data-state'), { timeout: 1_500_000, interval: 1000 }).toBe('done');
+    const items = queue.getByTestId('queue-item');
+    expect(await items.and(page.locator('[data-status=completed]')).count()).toBe(3);
+
+    // three curves, one retirement (RetireOPD's), its marker the chart's only one
+    await expect
+      .poll(async () => (await members()).map((m) => [m.name, m.status, m.points > 0, m.trigger !== '']), {
+        timeout: 30_000,
+      })
+      .toEqual([
+        ['RetireOPD', 'completed', true, true],
+        ['OPD throughout', 'completed', true, false],
+        ['pure GRPO', 'completed', true, false],
+      ]);
+    const chart = page.getByTestId('population-chart');
+    await expect.poll(() => chart.locator('.recharts-reference-line').count()).toBe(1);
+    await expect.poll(() => chart.locator('.recharts-line').count()).toBe(3);
+    expect(pageErrors).toEqual([]);
+  }, 3_000_000);
+});
