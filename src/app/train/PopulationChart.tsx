@@ -86,7 +86,7 @@ export function PopulationChart() {
     () => (queue && data ? queueMembers(queue, data.records, data.lines, metric) : []),
     [queue, data, metric],
   );
-  const shown = members.slice(0, COLORS.length);
+  const shown = useMemo(() => members.slice(0, COLORS.length), [members]);
   const lines = useMemo(
     () => shown.map((m, i) => ({ name: m.name, points: m.points, color: COLORS[i]!, dots: false })),
     [shown],
