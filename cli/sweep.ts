@@ -13,7 +13,7 @@
 // (src/engine/trainer/followers.ts) until their schedule first plans a step differently, then continue alone from
 // there (OPD throughout leaves RetireOPD at its trigger). --no-share runs every run alone.
 // Exit codes: 0 all runs completed; 1 some run failed or was interrupted; 2 user error.
-import { join } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { freemem } from 'node:os';
 import { populationRefusal, type MemoryBudget } from '../src/engine/trainer/populationMemory';
 import { CheckpointError, RunFolderError, UserError } from '../src/core/errors';
@@ -25,14 +25,22 @@ import { parseFlags, refuseBlankPaths } from './cliArgs';
 import { expandSweep, parseSweepSpec, runSweep, type SweepRun, type SweepSpec } from '../src/core/experiment/sweep';
 import type { CurvePoint } from '../src/core/experiment/comparison';
 import { about, readCurve, report, slug, writeOutcome } from './sweepOutcome';
-import { installInterrupt, loadShippedTeacher, oneLine, runExperiment, startBackend } from './experimentRunner';
+import {
+  installInterrupt,
+  loadShippedTeacher,
+  oneLine,
+  prepareResume,
+  runExperiment,
+  startBackend,
+} from './experimentRunner';
 import { availablePresets, readPreset, ROOT } from './presetFiles';
 import { isEntryPoint, processIo, runCliMain, runCommand, type CliIo } from './cliMain';
 import { InterruptLatch } from './interrupt';
+import { laneArgv, parseJobs, parsePart, planLanes, sweepInLanes, tellSweep, type LaneTask } from './sweepLanes';
 import { RunFolder } from './runFolder';
 import { forkRunFolder, leadersUnder } from './prefixFork';
 import { prefixKeyOf } from '../src/core/experiment/configPrefix';
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import {
   largestPopulation,
   openRides,
@@ -41,6 +49,7 @@ import {
   type Ride,
   type RideCandidate,
   type RideRegistry,
+  writeDetachedState,
 } from './sweepRides';
 
 /** More runs than this in one sweep is almost surely a typo in --seeds or --vary. */
@@ -63,6 +72,8 @@ const USAGE = `usage: npm run sweep -- --preset NAME [options]
                        schedules first plan a step differently)
   --population-size N  at most N runs train as one population: a leader and N−1 followers riding along its
                        student stage (default: no cap; 1 runs every student stage on its own)
+  --jobs N|auto        sweep groups of runs that share no work in N Node processes at once (default from the
+                       command line: auto, this machine's core count; 1 runs everything in this process)
   --share-from DIR     also fork from the completed runs already in DIR (a sweep folder, or a folder of sweep
                        folders such as npm run protocol's)
   --no-progress        no progress bars`;
@@ -97,6 +108,11 @@ const FLAGS = {
   'no-share': { type: 'boolean' },
   'share-from': { type: 'string' },
   'population-size': { type: 'string' },
+  jobs: { type: 'string' },
+  // set by a sweep for its lanes (sweepLanes.ts), not by users: the runs to sweep, followers handed on, continue
+  part: { type: 'string' },
+  'hand-off': { type: 'boolean' },
+  continue: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -198,6 +214,8 @@ export interface SweepOptions {
   rides?: RideRegistry;
   /** memory a population may use (default: half of this machine's free memory) */
   memoryBudget?: MemoryBudget;
+  /** lanes when --jobs is not given (default 1: in-process callers; the command line's is auto) */
+  jobs?: number | 'auto';
 }
 
 /** Half of the memory this machine has free now: the rest is the system's and the other processes'. */
@@ -222,24 +240,57 @@ async function sweep(argv: string[], io: CliIo, options: SweepOptions = {}): Pro
   }
   // the held-out-seed warning comes before any refusal of the axes, as soon as the seeds are known
   const { names, presets, sets, spec, runs, axes, seeds } = planRuns(values, (seeds) => {
-    const heldOut = options.heldOut ? null : tuningSeedWarning(seeds);
+    // a lane's parent sweep has said it already
+    const heldOut = options.heldOut || values.part !== undefined ? null : tuningSeedWarning(seeds);
     if (heldOut) io.stderr(`warning: ${heldOut}\n`);
   });
+  // a lane (--part, started by a sweep with --jobs) sweeps its own runs of the whole sweep into the parent's folder
+  const total = runs.length;
+  const part = values.part !== undefined ? parsePart(values.part, total) : null;
+  const numberOf = new Map(runs.map((r, i) => [r.label, i + 1]));
+  if (part) runs.splice(0, runs.length, ...part.map((i) => runs[i]!));
+  // the protocol's sweeps hand rides across sweeps in this process: they run here, in one lane
+  const inProcessOnly = part !== null || options.riders !== undefined || options.rides !== undefined;
+  const jobs = inProcessOnly ? 1 : parseJobs(values.jobs, options.jobs ?? 1);
+  const lanes = jobs > 1 ? planLanes(runs, jobs, { matchTemperature: spec.matchTemperature !== undefined }) : null;
+  // one group may still use two lanes: its followers continue in another once they leave their leader
+  const laneCount = lanes && runs.length > 1 ? Math.min(jobs, runs.length) : 1;
   // everything that can be refused is refused before any folder exists
-  // the largest population this sweep would train at once must fit in memory (populationMemory.ts)
+  // the largest population this sweep would train at once must fit in memory (populationMemory.ts); each lane is
+  // a process of its own, so each gets its share of the budget
   if (!values['no-share']) {
     const largest = largestPopulation([...runs, ...(options.riders ?? []).map((r) => r.run)], populationSize);
-    const refusal =
-      largest && populationRefusal(largest.config, largest.members, options.memoryBudget ?? nodeMemoryBudget());
-    if (refusal) throw new UserError(`--population-size: ${refusal} (--population-size N caps it)`);
+    const budget = options.memoryBudget ?? nodeMemoryBudget();
+    const share =
+      laneCount > 1 ? { bytes: budget.bytes / laneCount, source: `${budget.source}, ÷ ${laneCount} lanes` } : budget;
+    const refusal = largest && populationRefusal(largest.config, largest.members, share);
+    const lanesHint = laneCount > 1 ? '; fewer --jobs leave each lane more' : '';
+    if (refusal) throw new UserError(`--population-size: ${refusal} (--population-size N caps it${lanesHint})`);
   }
   for (const run of runs) await startBackend(run.config);
   for (const p of presets) await loadShippedTeacher(applyOverrides(p.config, sets));
   const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
   const title = names.join('+');
   const out = values.out ?? join(ROOT, 'runs', `sweep-${title}-${stamp}`);
-  prepareSweepFolder(out, options.rides ?? new Map<string, Ride>());
-  io.stderr(`sweep ${title}: ${runs.length} runs → ${out}\n`);
+  if (part) {
+    if (!existsSync(out)) throw new UserError(`--part: the sweep folder ${out} does not exist (its sweep makes it)`);
+  } else prepareSweepFolder(out, options.rides ?? new Map<string, Ride>());
+  if (lanes && laneCount > 1) {
+    io.stderr(
+      `sweep ${title}: ${runs.length} runs → ${out}, in ${laneCount} processes at once ` +
+        `(${lanes.groups.length} groups by ${lanes.by}; --jobs 1 runs them in this one)\n`,
+    );
+    const lane = (task: LaneTask): string[] => laneArgv(values, { out: resolve(out), task });
+    const { done, ok } = await sweepInLanes(runs, lanes.groups, laneCount, lane, out, io);
+    const table = writeOutcome(out, title, about(presets), done, {
+      seeds,
+      axes,
+      matchTemperature: spec.matchTemperature ?? null,
+    });
+    io.stdout(`${table}\n\nsweep folder: ${out}\n`);
+    return ok ? 0 : 1;
+  }
+  if (!part) io.stderr(`sweep ${title}: ${runs.length} runs → ${out}\n`);
   const curves = new Map<string, CurvePoint[]>();
   let ok = true;
   const latch = new InterruptLatch();
@@ -255,13 +306,61 @@ async function sweep(argv: string[], io: CliIo, options: SweepOptions = {}): Pro
     ...runs.map((run) => ({ run, dir: join(out, slug(run.label)) })),
     ...(options.riders ?? []),
   ];
+  // a lane's follower that leaves its leader is handed to the sweep's first free lane: its state goes into its
+  // folder, the sweep is told, and this lane skips it (false: the hand-off failed, it continues here)
+  const handedOff = new Map<string, Promise<boolean>>();
+  const indexOf = new Map([...numberOf].map(([label, n]) => [rideKey(join(out, slug(label))), n - 1]));
+  const onDetached =
+    values['hand-off'] && spec.matchTemperature === undefined
+      ? (ride: Ride, dir: string): void => {
+          const end = ride.end;
+          const index = indexOf.get(rideKey(dir));
+          if (end?.kind !== 'detached' || index === undefined) return;
+          // after the leader's step has returned (no tensor scope of its own is open then)
+          const written = new Promise((r) => setTimeout(r, 0))
+            .then(() => writeDetachedState(ride.folder, end.resume))
+            .then(() => tellSweep({ type: 'detached', index }))
+            .then(
+              () => true,
+              (e: unknown) => {
+                io.stderr(`warning: ${basename(dir)}: not handed to another lane (${String(e)}); continuing it here\n`);
+                return false;
+              },
+            );
+          handedOff.set(rideKey(dir), written);
+        }
+      : undefined;
   let results;
   try {
     results = await runSweep(
       runs,
       spec,
-      async (run, i) => {
+      async (run, n) => {
+        const tag = part ? `[${numberOf.get(run.label) ?? '?'}/${total}]` : `[${n + 1}/${runs.length}]`;
         const dir = join(out, slug(run.label));
+        if (values.continue) {
+          // a follower another lane handed on: its folder holds its state where it left its leader
+          const { folder, resume } = await prepareResume(dir);
+          io.stderr(`${tag} ${run.label}: continues alone from student step ${resume?.state.step ?? 0}\n`);
+          const summary = await runExperiment({
+            folder,
+            config: run.config,
+            resume,
+            continuation: resume !== null,
+            progress: false,
+            label: `${tag} ${run.label}`,
+            interrupt: latch,
+            log: (t) => io.stderr(t),
+          });
+          io.stderr(`${tag} ${run.label}: ${oneLine(summary)}\n`);
+          if (summary.status !== 'completed') ok = false;
+          return summary;
+        }
+        const handed = handedOff.get(rideKey(dir));
+        if (handed && (await handed)) {
+          started.add(rideKey(dir));
+          return null;
+        }
         const key = prefixKeyOf(run.config);
         started.add(rideKey(dir));
         const ride = rides.get(rideKey(dir));
@@ -275,7 +374,7 @@ async function sweep(argv: string[], io: CliIo, options: SweepOptions = {}): Pro
         }
         if (ride && left) {
           io.stderr(
-            `[${i + 1}/${runs.length}] ${run.label}: shared ${ride.leader}'s student steps 1–${left.step}; ` +
+            `${tag} ${run.label}: shared ${ride.leader}'s student steps 1–${left.step}; ` +
               `continues alone (${left.reason})\n`,
           );
         }
@@ -284,7 +383,7 @@ async function sweep(argv: string[], io: CliIo, options: SweepOptions = {}): Pro
         if (leader) {
           try {
             forked = await forkRunFolder(leader, dir, run.config);
-            io.stderr(`[${i + 1}/${runs.length}] ${run.label}: prefix shared with ${leader}\n`);
+            io.stderr(`${tag} ${run.label}: prefix shared with ${leader}\n`);
           } catch (e) {
             if (!(e instanceof CheckpointError || e instanceof RunFolderError)) throw e;
             io.stderr(`warning: ${run.label}: not forked from ${leader} (${e.message}); running it alone\n`);
@@ -305,15 +404,16 @@ async function sweep(argv: string[], io: CliIo, options: SweepOptions = {}): Pro
                   started,
                   max: populationSize - 1,
                   log: (t) => io.stderr(t),
+                  onDetached,
                 })
             : null,
           progress: !values['no-progress'],
-          label: `[${i + 1}/${runs.length}] ${run.label}`,
+          label: `${tag} ${run.label}`,
           interrupt: latch,
           log: (t) => io.stderr(t),
         });
         curves.set(run.label, readCurve(join(folder.dir, 'metrics.jsonl')));
-        io.stderr(`[${i + 1}/${runs.length}] ${run.label}: ${oneLine(summary)}\n`);
+        io.stderr(`${tag} ${run.label}: ${oneLine(summary)}\n`);
         if (summary.status !== 'completed') ok = false;
         else if (share && !leaders.has(key)) leaders.set(key, dir);
         return summary;
@@ -326,6 +426,8 @@ async function sweep(argv: string[], io: CliIo, options: SweepOptions = {}): Pro
   } finally {
     removeHandler();
   }
+  // a lane's runs are in the parent's outcome, which it writes once every lane has ended
+  if (part) return ok ? 0 : 1;
   const done = results.map(({ run, summary }) => ({
     point: run.point,
     summary,
@@ -342,4 +444,4 @@ async function sweep(argv: string[], io: CliIo, options: SweepOptions = {}): Pro
   return ok ? 0 : 1;
 }
 
-if (isEntryPoint(import.meta.url)) runCliMain('sweep', sweep);
+if (isEntryPoint(import.meta.url)) runCliMain('sweep', (argv, io) => sweep(argv, io, { jobs: 'auto' }));

@@ -10,6 +10,9 @@ import type { ExperimentConfig } from '../src/core/experiment/config';
 import type { SweepRun } from '../src/core/experiment/sweep';
 import { trajectoryKeyOf } from '../src/core/experiment/trajectoryKey';
 import type { FollowerEnd, FollowerSpec } from '../src/engine/trainer/followers';
+import { checkpointName } from '../src/core/runLog/checkpointName';
+import { encodeCheckpoint, sealCheckpoint, type CheckpointContent } from '../src/engine/trainer/checkpoint';
+import type { TrainerState } from '../src/engine/trainer/trainerState';
 import { forkRunFolder } from './prefixFork';
 import { RunFolder } from './runFolder';
 
@@ -63,7 +66,14 @@ export async function openRides(
   leader: SweepRun,
   leaderDir: string,
   candidates: readonly RideCandidate[],
-  opts: { rides: RideRegistry; started: ReadonlySet<string>; max: number; log: (text: string) => void },
+  opts: {
+    rides: RideRegistry;
+    started: ReadonlySet<string>;
+    max: number;
+    log: (text: string) => void;
+    /** told (synchronously, inside the leader's step) as soon as a ride ends by leaving its leader */
+    onDetached?: (ride: Ride, dir: string) => void;
+  },
 ): Promise<FollowerSpec[]> {
   const key = trajectoryKeyOf(leader.config);
   const specs: FollowerSpec[] = [];
@@ -78,7 +88,10 @@ export async function openRides(
       config: run.config,
       storage: folder.checkpoints,
       onEvent: (e) => folder.record(e),
-      end: (how) => void (ride.end = how),
+      end: (how) => {
+        ride.end = how;
+        if (how.kind === 'detached') opts.onDetached?.(ride, dir);
+      },
     });
     opts.log(`${run.label}: rides along ${leader.label}'s student stage\n`);
   }
@@ -97,4 +110,17 @@ export function prepareSweepFolder(out: string, rides: RideRegistry): void {
     throw new RunFolderError(
       `--out ${out} is not empty (${others.length} entries such as ${others.slice(0, 3).join(', ')}): choose a new or empty folder`,
     );
+}
+
+/**
+ * Write where a ride left its leader (its state after the last shared step) into its run folder as the checkpoint
+ * that step's name gives, marked latest, without an event: its events.jsonl stays the run made alone's. Another
+ * process then continues it from the folder (prepareResume, with `continuation`); the run's later checkpoints prune
+ * it as they would any mid-stage one.
+ */
+export async function writeDetachedState(folder: RunFolder, resume: CheckpointContent<TrainerState>): Promise<void> {
+  const { stage, step } = resume.state;
+  const files = await encodeCheckpoint(resume);
+  await sealCheckpoint(files, { stage, step }, folder.checkpoints.sha256?.bind(folder.checkpoints));
+  await folder.checkpoints.write(checkpointName(stage, step), files);
 }

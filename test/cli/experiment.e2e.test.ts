@@ -3,7 +3,7 @@
 // child started the way the npm script starts it, `node --import tsx cli/experiment.ts`, so that the signal reaches
 // the CLI's own process) and the exit status and streams of the real process. Config errors: experiment.test.ts.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -248,5 +248,82 @@ describe('npm run sweep', () => {
     expect(readFileSync(join(again, 'comparison.md'), 'utf8')).toContain(table.split('\n').at(-2)!);
     expect(existsSync(join(again, 'validation-shell.svg'))).toBe(true);
     expect(existsSync(join(out, 'student.schedule-none_seed-1', 'summary.json'))).toBe(true);
+  });
+
+  it('with --jobs 2 sweeps its seeds in two processes and leaves every run folder as the one-process sweep does', async () => {
+    // the same sweep as above, whose folders (one process) it is compared with
+    const one = join(tmp, 'sweep');
+    const out = join(tmp, 'sweep-lanes');
+    const r = await run(sweep, [
+      '--preset',
+      'smoke',
+      '--vary',
+      'student.schedule=adaptive,none',
+      '--seeds',
+      '0,1',
+      '--set',
+      'student.steps=10',
+      '--out',
+      out,
+      '--no-progress',
+      '--jobs',
+      '2',
+    ]);
+    expect(r.stderr).not.toMatch(/internal error/);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('in 2 processes at once (4 groups by prefix');
+    // the lanes' progress lines reach the parent's stderr, numbered in the whole sweep
+    expect(r.stderr).toMatch(/\[4\/4\] student\.schedule=none seed=1: completed/);
+    for (const run of ['student.schedule-adaptive_seed-0', 'student.schedule-none_seed-1']) {
+      for (const file of ['metrics.jsonl', 'sft.jsonl'])
+        expect(withoutTime(readLines(join(out, run, file)))).toEqual(withoutTime(readLines(join(one, run, file))));
+      const summary = (dir: string): Record<string, unknown> => {
+        const {
+          wallSeconds: _w,
+          stepMs: _s,
+          ...rest
+        } = JSON.parse(readFileSync(join(dir, run, 'summary.json'), 'utf8')) as Record<string, unknown>;
+        return rest;
+      };
+      expect(summary(out)).toEqual(summary(one));
+    }
+    // the parent's outcome covers every lane's runs: the same rows, wall time aside
+    const rows = (dir: string): string[] =>
+      readFileSync(join(dir, 'comparison.md'), 'utf8')
+        .split('\n')
+        .filter((l) => /^\| (adaptive|none) \|/.test(l))
+        .map((l) => l.replace(/\| [\d.]+ \|$/, '|'));
+    expect(rows(out)).toHaveLength(2);
+    expect(rows(out)).toEqual(rows(one));
+  });
+
+  it('with --jobs 2 a follower that leaves its leader continues in another process, as the run made alone', async () => {
+    // OPD throughout (never) rides along RetireOPD (adaptive) until its trigger, step 10 of 20, then continues in
+    // whichever lane is free first, from the state its lane wrote into its folder
+    const args = ['--preset', 'smoke', '--vary', 'student.schedule=adaptive,never', '--seeds', '0', '--no-progress'];
+    const oneDir = join(tmp, 'ride-one');
+    const lanesDir = join(tmp, 'ride-lanes');
+    const one = await run(sweep, [...args, '--out', oneDir, '--jobs', '1']);
+    const lanes = await run(sweep, [...args, '--out', lanesDir, '--jobs', '2']);
+    expect(one.code).toBe(0);
+    expect(lanes.stderr).not.toMatch(/internal error|warning: .*not handed/);
+    expect(lanes.code).toBe(0);
+    expect(lanes.stderr).toContain('[2/2] student.schedule=never seed=0: continues alone from student step 10');
+    const never = 'student.schedule-never_seed-0';
+    for (const file of ['metrics.jsonl', 'sft.jsonl', 'events.jsonl'])
+      expect(withoutTime(readLines(join(lanesDir, never, file)))).toEqual(
+        withoutTime(readLines(join(oneDir, never, file))),
+      );
+    const summary = (dir: string): Record<string, unknown> => {
+      const {
+        wallSeconds: _w,
+        stepMs: _s,
+        ...rest
+      } = JSON.parse(readFileSync(join(dir, never, 'summary.json'), 'utf8')) as Record<string, unknown>;
+      return rest;
+    };
+    expect(summary(lanesDir)).toEqual(summary(oneDir));
+    // the state written for the hand-off is pruned like any mid-stage checkpoint: the same checkpoints remain
+    expect(readdirSync(join(lanesDir, never, 'checkpoints'))).toEqual(readdirSync(join(oneDir, never, 'checkpoints')));
   });
 });

@@ -141,7 +141,7 @@ const sameValue = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSO
 export async function runSweep(
   runs: readonly SweepRun[],
   spec: SweepSpec,
-  exec: (run: SweepRun, index: number) => Promise<RunSummary>,
+  exec: (run: SweepRun, index: number) => Promise<RunSummary | null>,
   options: { warn?: (message: string) => void; stop?: (summary: RunSummary) => boolean } = {},
 ): Promise<{ run: SweepRun; summary: RunSummary }[]> {
   const match = spec.matchTemperature;
@@ -164,6 +164,8 @@ export async function runSweep(
       }
     }
     const summary = await exec(run, n);
+    // null: not run here (a sweep's lane handed it to another process)
+    if (summary === null) continue;
     done.push({ run, summary, i });
     const h = summary.probeEntropy?.actionArg;
     if (match && isRef(r) && summary.status === 'completed' && h !== undefined && Number.isFinite(h))

@@ -1,0 +1,169 @@
+// A sweep's lanes (cli/sweepLanes.ts): how runs are grouped so that no two lanes share work, the --jobs and --part
+// flags, and the lane scheduler. That a lane's run folders equal the one-process sweep's: experiment.e2e.test.ts.
+import { describe, expect, it } from 'vitest';
+import { applyOverrides } from '../../src/core/experiment/config';
+import { expandSweep, type SweepRun } from '../../src/core/experiment/sweep';
+import { UserError } from '../../src/core/errors';
+import { readPreset } from '../../cli/presetFiles';
+import { parseJobs, parsePart, planLanes, runLanes } from '../../cli/sweepLanes';
+
+/** The runs of `npm run sweep -- --presets A,B … --seeds …` (each preset one point), as cli/sweep.ts plans them. */
+function presetRuns(names: string[], seeds: number[], sets: string[] = []): SweepRun[] {
+  return names.flatMap((name) =>
+    expandSweep(applyOverrides(readPreset(name).config, sets), { seeds, axes: {} }).map((r) => ({
+      ...r,
+      label: `preset=${name} ${r.label}`,
+      point: { preset: name },
+    })),
+  );
+}
+
+describe('planLanes', () => {
+  it('keeps RetireOPD and OPD throughout of one seed together and gives GRPO, which shares nothing, its own lane', () => {
+    const runs = presetRuns(['retire-shell', 'opd-shell', 'grpo-shell'], [0]);
+    expect(planLanes(runs, 2, { matchTemperature: false })).toEqual({ groups: [[0, 1], [2]], by: 'prefix' });
+  });
+
+  it('groups a 2-arm × 5-seed sweep by seed: each lane is one seed’s pair, which shares its prefix and student steps', () => {
+    const runs = presetRuns(['retire-shell', 'opd-shell'], [0, 1, 2, 3, 4]);
+    const { groups, by } = planLanes(runs, 2, { matchTemperature: false });
+    expect(by).toBe('prefix');
+    // runs are preset-major: retire seeds 0–4 are 0–4, opd seeds 0–4 are 5–9
+    expect(groups).toEqual([
+      [0, 5],
+      [1, 6],
+      [2, 7],
+      [3, 8],
+      [4, 9],
+    ]);
+  });
+
+  it('splits runs of one prefix by trajectory key when fewer prefixes than lanes would leave cores idle', () => {
+    // one seed, one prefix; λ_opd 0.1 vs 1 train different student steps (another trajectory key), the schedule not
+    const base = readPreset('retire-shell').config;
+    const runs = expandSweep(base, {
+      seeds: [0],
+      axes: { 'student.lambdaOpd': [0.1, 1], 'student.schedule': ['adaptive', 'never'] },
+    });
+    expect(runs.map((r) => r.label)).toEqual([
+      'student.lambdaOpd=0.1 student.schedule=adaptive seed=0',
+      'student.lambdaOpd=0.1 student.schedule=never seed=0',
+      'student.lambdaOpd=1 student.schedule=adaptive seed=0',
+      'student.lambdaOpd=1 student.schedule=never seed=0',
+    ]);
+    expect(planLanes(runs, 2, { matchTemperature: false })).toEqual({
+      groups: [
+        [0, 1],
+        [2, 3],
+      ],
+      by: 'trajectory',
+    });
+    // with one lane per prefix available there is nothing to split
+    expect(planLanes(runs, 1, { matchTemperature: false }).by).toBe('prefix');
+  });
+
+  it('keeps each seed of a temperature-matched sweep in one lane (the matched arm reads its reference run)', () => {
+    const runs = presetRuns(['retire-shell', 'grpo-shell'], [3, 4]);
+    expect(planLanes(runs, 4, { matchTemperature: true })).toEqual({
+      groups: [
+        [0, 2],
+        [1, 3],
+      ],
+      by: 'seed',
+    });
+  });
+
+  it('puts the largest group first, ties in sweep order', () => {
+    const runs = presetRuns(['grpo-shell', 'retire-shell', 'opd-shell'], [0]);
+    expect(planLanes(runs, 2, { matchTemperature: false }).groups).toEqual([[1, 2], [0]]);
+  });
+});
+
+describe('--jobs and --part', () => {
+  it('reads --jobs as an integer ≥ 1, or auto as at least one lane, and refuses anything else naming the flag', () => {
+    expect(parseJobs('3', 1)).toBe(3);
+    expect(parseJobs(undefined, 1)).toBe(1);
+    expect(parseJobs('auto', 1)).toBeGreaterThanOrEqual(1);
+    expect(parseJobs(undefined, 'auto')).toBe(parseJobs('auto', 1));
+    for (const bad of ['0', '-1', '1.5', 'two', ''])
+      expect(() => parseJobs(bad, 1)).toThrow(new UserError(`--jobs: expected an integer ≥ 1 or "auto", got "${bad}"`));
+  });
+
+  it('reads --part as distinct run indices of the sweep', () => {
+    expect(parsePart('4,0, 2', 5)).toEqual([4, 0, 2]);
+    for (const bad of ['5', '1,1', '-1', 'a', ''])
+      expect(() => parsePart(bad, 5)).toThrow(/^--part: expected distinct run indices in 0 … 4/);
+  });
+});
+
+describe('runLanes', () => {
+  it('runs at most `jobs` tasks at once, each lane taking the next task, and returns every exit code', async () => {
+    let running = 0;
+    let most = 0;
+    const order: number[] = [];
+    const ended = await runLanes([0, 1, 2, 3, 4], 2, async (task) => {
+      running++;
+      most = Math.max(most, running);
+      order.push(task);
+      await new Promise((r) => setTimeout(r, 5 + 5 * task));
+      running--;
+      return task === 3 ? 1 : 0;
+    });
+    expect(most).toBe(2);
+    expect(order).toEqual([0, 1, 2, 3, 4]);
+    expect(new Map(ended.map((e) => [e.task, e.code]))).toEqual(
+      new Map([
+        [0, 0],
+        [1, 0],
+        [2, 0],
+        [3, 1],
+        [4, 0],
+      ]),
+    );
+  });
+
+  it('gives a task enqueued while others run to the first free lane, before the tasks not yet started', async () => {
+    // lane 0 runs task 1 (long) and enqueues 10 while lane 1 runs task 2; lane 1 then takes 10 before 3
+    const order: number[] = [];
+    const ended = await runLanes([1, 2, 3], 2, async (task, _lane, enqueue) => {
+      order.push(task);
+      if (task === 1) {
+        await new Promise((r) => setTimeout(r, 2));
+        enqueue(10);
+        await new Promise((r) => setTimeout(r, 40));
+      } else await new Promise((r) => setTimeout(r, 10));
+      return 0;
+    });
+    expect(order).toEqual([1, 2, 10, 3]);
+    expect(ended).toHaveLength(4);
+  });
+
+  it('keeps an idle lane waiting while a running task may still enqueue work', async () => {
+    // one task; it enqueues another only at its end: the second lane must still be there to take it
+    const lanesUsed: number[] = [];
+    await runLanes([1], 2, async (task, lane, enqueue) => {
+      lanesUsed.push(lane);
+      if (task === 1) {
+        await new Promise((r) => setTimeout(r, 10));
+        enqueue(2);
+        await new Promise((r) => setTimeout(r, 30));
+      }
+      return 0;
+    });
+    expect(lanesUsed).toEqual([0, 1]);
+  });
+
+  it('starts no further task once stopped', async () => {
+    let stop = false;
+    const ended = await runLanes(
+      [0, 1, 2],
+      1,
+      async (task) => {
+        if (task === 1) stop = true;
+        return 0;
+      },
+      () => stop,
+    );
+    expect(ended.map((e) => e.task)).toEqual([0, 1]);
+  });
+});
