@@ -24,7 +24,7 @@ import { NODE_BACKEND_NAMES } from '../src/core/methodVocabulary';
 import { parseFlags, refuseBlankPaths } from './cliArgs';
 import { expandSweep, parseSweepSpec, runSweep, type SweepRun, type SweepSpec } from '../src/core/experiment/sweep';
 import type { CurvePoint } from '../src/core/experiment/comparison';
-import { about, readCurve, report, slug, writeOutcome } from './sweepOutcome';
+import { about, readCurve, report, slug, writeOutcome, type DoneRun } from './sweepOutcome';
 import {
   installInterrupt,
   loadShippedTeacher,
@@ -275,6 +275,13 @@ async function sweep(argv: string[], io: CliIo, options: SweepOptions = {}): Pro
   if (part) {
     if (!existsSync(out)) throw new UserError(`--part: the sweep folder ${out} does not exist (its sweep makes it)`);
   } else prepareSweepFolder(out, options.rides ?? new Map<string, Ride>());
+  // the outcome over the finished runs, and the exit code
+  const finish = (done: DoneRun[], ok: boolean): number => {
+    const meta = { seeds, axes, matchTemperature: spec.matchTemperature ?? null };
+    const table = writeOutcome(out, title, about(presets), done, meta);
+    io.stdout(`${table}\n\nsweep folder: ${out}\n`);
+    return ok ? 0 : 1;
+  };
   if (lanes && laneCount > 1) {
     io.stderr(
       `sweep ${title}: ${runs.length} runs → ${out}, in ${laneCount} processes at once ` +
@@ -282,13 +289,7 @@ async function sweep(argv: string[], io: CliIo, options: SweepOptions = {}): Pro
     );
     const lane = (task: LaneTask): string[] => laneArgv(values, { out: resolve(out), task });
     const { done, ok } = await sweepInLanes(runs, lanes.groups, laneCount, lane, out, io);
-    const table = writeOutcome(out, title, about(presets), done, {
-      seeds,
-      axes,
-      matchTemperature: spec.matchTemperature ?? null,
-    });
-    io.stdout(`${table}\n\nsweep folder: ${out}\n`);
-    return ok ? 0 : 1;
+    return finish(done, ok);
   }
   if (!part) io.stderr(`sweep ${title}: ${runs.length} runs → ${out}\n`);
   const curves = new Map<string, CurvePoint[]>();
@@ -435,13 +436,7 @@ async function sweep(argv: string[], io: CliIo, options: SweepOptions = {}): Pro
     curve: curves.get(run.label) ?? [],
     envKey: JSON.stringify(run.config.env),
   }));
-  const table = writeOutcome(out, title, about(presets), done, {
-    seeds,
-    axes,
-    matchTemperature: spec.matchTemperature ?? null,
-  });
-  io.stdout(`${table}\n\nsweep folder: ${out}\n`);
-  return ok ? 0 : 1;
+  return finish(done, ok);
 }
 
 if (isEntryPoint(import.meta.url)) runCliMain('sweep', (argv, io) => sweep(argv, io, { jobs: 'auto' }));

@@ -213,21 +213,15 @@ describe('Ctrl-C lands within one step, in every stage, with or without periodic
 });
 
 describe('npm run sweep', () => {
+  /** two schedules × two seeds of the smoke preset, 10 student steps */
+  const smokeSweep = [
+    ...['--preset', 'smoke', '--vary', 'student.schedule=adaptive,none', '--seeds', '0,1'],
+    ...['--set', 'student.steps=10', '--no-progress'],
+  ];
+
   it('runs every point for every seed and writes the comparison table', async () => {
     const out = join(tmp, 'sweep');
-    const r = await run(sweep, [
-      '--preset',
-      'smoke',
-      '--vary',
-      'student.schedule=adaptive,none',
-      '--seeds',
-      '0,1',
-      '--set',
-      'student.steps=10',
-      '--out',
-      out,
-      '--no-progress',
-    ]);
+    const r = await run(sweep, [...smokeSweep, '--out', out]);
     expect(r.stderr).not.toMatch(/internal error/);
     expect(r.code).toBe(0);
     const table = readFileSync(join(out, 'comparison.md'), 'utf8');
@@ -254,21 +248,7 @@ describe('npm run sweep', () => {
     // the same sweep as above, whose folders (one process) it is compared with
     const one = join(tmp, 'sweep');
     const out = join(tmp, 'sweep-lanes');
-    const r = await run(sweep, [
-      '--preset',
-      'smoke',
-      '--vary',
-      'student.schedule=adaptive,none',
-      '--seeds',
-      '0,1',
-      '--set',
-      'student.steps=10',
-      '--out',
-      out,
-      '--no-progress',
-      '--jobs',
-      '2',
-    ]);
+    const r = await run(sweep, [...smokeSweep, '--out', out, '--jobs', '2']);
     expect(r.stderr).not.toMatch(/internal error/);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('in 2 processes at once (4 groups by prefix');
