@@ -212,6 +212,16 @@ describe('Ctrl-C lands within one step, in every stage, with or without periodic
   });
 });
 
+/** A run folder's summary.json without its wall-clock fields. */
+function summaryWithoutTime(runDir: string): Record<string, unknown> {
+  const {
+    wallSeconds: _w,
+    stepMs: _s,
+    ...rest
+  } = JSON.parse(readFileSync(join(runDir, 'summary.json'), 'utf8')) as Record<string, unknown>;
+  return rest;
+}
+
 describe('npm run sweep', () => {
   /** two schedules × two seeds of the smoke preset, 10 student steps */
   const smokeSweep = [
@@ -257,15 +267,7 @@ describe('npm run sweep', () => {
     for (const run of ['student.schedule-adaptive_seed-0', 'student.schedule-none_seed-1']) {
       for (const file of ['metrics.jsonl', 'sft.jsonl'])
         expect(withoutTime(readLines(join(out, run, file)))).toEqual(withoutTime(readLines(join(one, run, file))));
-      const summary = (dir: string): Record<string, unknown> => {
-        const {
-          wallSeconds: _w,
-          stepMs: _s,
-          ...rest
-        } = JSON.parse(readFileSync(join(dir, run, 'summary.json'), 'utf8')) as Record<string, unknown>;
-        return rest;
-      };
-      expect(summary(out)).toEqual(summary(one));
+      expect(summaryWithoutTime(join(out, run))).toEqual(summaryWithoutTime(join(one, run)));
     }
     // the parent's outcome covers every lane's runs: the same rows, wall time aside
     const rows = (dir: string): string[] =>
@@ -294,15 +296,7 @@ describe('npm run sweep', () => {
       expect(withoutTime(readLines(join(lanesDir, never, file)))).toEqual(
         withoutTime(readLines(join(oneDir, never, file))),
       );
-    const summary = (dir: string): Record<string, unknown> => {
-      const {
-        wallSeconds: _w,
-        stepMs: _s,
-        ...rest
-      } = JSON.parse(readFileSync(join(dir, never, 'summary.json'), 'utf8')) as Record<string, unknown>;
-      return rest;
-    };
-    expect(summary(lanesDir)).toEqual(summary(oneDir));
+    expect(summaryWithoutTime(join(lanesDir, never))).toEqual(summaryWithoutTime(join(oneDir, never)));
     // the state written for the hand-off is pruned like any mid-stage checkpoint: the same checkpoints remain
     expect(readdirSync(join(lanesDir, never, 'checkpoints'))).toEqual(readdirSync(join(oneDir, never, 'checkpoints')));
   });
