@@ -3,7 +3,8 @@
 // follower's run differs from the run made alone: every event (step lines, gate windows and evaluations, the
 // retirement, checkpoints, the summary) is compared here, wall-clock fields aside, for followers that leave
 // mid-stage (fixed:3 under a never leader), at the end of the stage (a second never arm) and by their gate
-// (adaptive), and after a stop in the middle of the ride. A leader that fails takes no follower's result with it.
+// (adaptive), and after a stop in the middle of the ride; fixed:N matched to the adaptive trigger never leaves. A
+// leader that fails takes no follower's result with it.
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { applyOverrides, resolveConfig, type ExperimentConfig } from '../../../src/core/experiment/config';
@@ -145,6 +146,30 @@ describe('followers of a leader', () => {
     expect(rides[0]!.end).toMatchObject({ kind: 'detached', step: 3 });
     expect(rides[1]!.end).toMatchObject({ kind: 'detached', step: 6, reason: 'the student stage ended' });
     expect(rides[0]!.events.filter((e) => e.type === 'retirement')).toMatchObject([{ step: 3, triggerStep: 3 }]);
+  });
+
+  it('matched to the adaptive arm’s trigger, fixed:N rides the whole stage and trains the same student', async () => {
+    // fixed:N with N = the adaptive run's trigger step plans every step as the adaptive run does, so it never leaves
+    // its leader: the held-out protocol's fixed:N arm is RetireOPD's student by construction, on every environment
+    const adaptive = withSchedule('adaptive');
+    const alone = await train(adaptive);
+    const retired = alone.events.filter((e) => e.type === 'retirement');
+    expect(retired).toHaveLength(1);
+    const trigger = (retired[0] as { step: number }).step;
+    expect(trigger).toBeLessThan(6);
+    const fixed = withSchedule(`fixed:${trigger}`);
+    const { rides } = await population(adaptive, [fixed]);
+    expect(rides[0]!.end).toMatchObject({ kind: 'detached', step: 6, reason: 'the student stage ended' });
+    const own = await train(fixed);
+    const joined = own.events.findIndex((e) => e.type === 'stage' && e.stage === 'student' && e.status === 'start');
+    expect(rides[0]!.events.map(timeless)).toEqual(own.events.slice(joined).map(timeless));
+    // the same student: every student step's metrics and the final evaluation equal the adaptive run's
+    const studentLines = (o: Outcome) =>
+      o.events.filter((e) => e.type === 'step' && e.stage === 'student').map(timeless);
+    expect(studentLines(own)).toEqual(studentLines(alone));
+    expect(own.events.filter((e) => e.type === 'retirement')).toMatchObject([{ step: trigger }]);
+    const final = (o: Outcome) => timeless(o.events.find((e) => e.type === 'evaluation' && e.kind === 'final')!);
+    expect(final(own)).toEqual(final(alone));
   });
 
   it('stopped mid-ride, write their own interrupt checkpoints, which resume to the runs made alone', async () => {
