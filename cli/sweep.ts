@@ -3,8 +3,8 @@
 // retire-/opd-/grpo-/control-shell story): every point for every seed, one run folder each, then comparison.md /
 // comparison.json (final test success mean ± 95 % interval over seeds, steps to reach 0.9·S_T on validation,
 // trigger steps, teacher forwards saved, wall time) and validation-<env>.svg (validation success vs student step,
-// mean ± 95 % band per point, retirement markers). Groups of runs that share no work run in parallel processes, one per core
-// (--jobs, cli/sweepLanes.ts); within a group, runs are sequential (one process, one backend). A preset with
+// mean ± 95 % band per point, retirement markers). Groups of runs that share no work run in parallel processes, one
+// per core (--jobs, cli/sweepLanes.ts); within a group, runs are sequential (one process, one backend). A preset with
 // sweep.matchTemperature (actobs-vs-actionsft) runs its reference arm first per seed and evaluates the other arm at
 // the temperature matching the reference's argument-token entropy (an extra column of the table). Runs with the same
 // config prefix (core/experiment/configPrefix.ts: everything the demonstrations, SFT and teacher stages read) share

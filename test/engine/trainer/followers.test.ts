@@ -54,6 +54,10 @@ interface Outcome {
   storage: MemoryCheckpointStorage;
 }
 
+/** An outcome's student-stage step lines, wall-clock fields removed. */
+const studentStepLines = (o: Outcome): unknown[] =>
+  o.events.filter((e) => e.type === 'step' && e.stage === 'student').map(timeless);
+
 async function train(config: ExperimentConfig, extra: Partial<TrainerOptions> = {}, into?: Outcome): Promise<Outcome> {
   const env = createEnvFor(config);
   const out = into ?? { events: [], storage: new MemoryCheckpointStorage() };
@@ -153,9 +157,8 @@ describe('followers of a leader', () => {
     // its leader: the held-out protocol's fixed:N arm is RetireOPD's student by construction, on every environment
     const adaptive = withSchedule('adaptive');
     const alone = await train(adaptive);
-    const retired = alone.events.filter((e) => e.type === 'retirement');
-    expect(retired).toHaveLength(1);
-    const trigger = (retired[0] as { step: number }).step;
+    expect(alone.events.filter((e) => e.type === 'retirement')).toHaveLength(1);
+    const trigger = alone.events.find((e) => e.type === 'retirement')!.step;
     expect(trigger).toBeLessThan(6);
     const fixed = withSchedule(`fixed:${trigger}`);
     const { rides } = await population(adaptive, [fixed]);
@@ -164,9 +167,7 @@ describe('followers of a leader', () => {
     const joined = own.events.findIndex((e) => e.type === 'stage' && e.stage === 'student' && e.status === 'start');
     expect(rides[0]!.events.map(timeless)).toEqual(own.events.slice(joined).map(timeless));
     // the same student: every student step's metrics and the final evaluation equal the adaptive run's
-    const studentLines = (o: Outcome) =>
-      o.events.filter((e) => e.type === 'step' && e.stage === 'student').map(timeless);
-    expect(studentLines(own)).toEqual(studentLines(alone));
+    expect(studentStepLines(own)).toEqual(studentStepLines(alone));
     expect(own.events.filter((e) => e.type === 'retirement')).toMatchObject([{ step: trigger }]);
     const final = (o: Outcome) => timeless(o.events.find((e) => e.type === 'evaluation' && e.kind === 'final')!);
     expect(final(own)).toEqual(final(alone));
@@ -213,8 +214,9 @@ describe('followers of a leader', () => {
       const own = await train(config);
       const done = (o: Outcome) => timeless(o.events.find((e) => e.type === 'done')!);
       expect(done(resumed), schedule).toEqual(done(own));
-      const lines = (o: Outcome) => o.events.filter((e) => e.type === 'step' && e.stage === 'student').map(timeless);
-      expect([...lines(ride).slice(0, 3), ...lines(resumed)], schedule).toEqual(lines(own));
+      expect([...studentStepLines(ride).slice(0, 3), ...studentStepLines(resumed)], schedule).toEqual(
+        studentStepLines(own),
+      );
     }
   });
 
