@@ -10,11 +10,11 @@ import { MASKED, matMul } from './layers';
 import type { PolicyModel } from './model';
 
 export class KVCache {
-  readonly batch: number;
+  private rowCount: number;
   /** slots per row (≤ the model's contextTokens) */
   readonly capacity: number;
   /** tokens held per row (host mirror; the next token of row b goes to slot/position lengths[b]) */
-  readonly lengths: Int32Array;
+  private rowLengths: Int32Array;
   private keys: tf.Tensor4D[] = []; // per layer [B, H, capacity, dh]
   private values: tf.Tensor4D[] = [];
   private readonly model: PolicyModel;
@@ -30,10 +30,46 @@ export class KVCache {
       );
     }
     this.model = model;
-    this.batch = batch;
+    this.rowCount = batch;
     this.capacity = capacity;
-    this.lengths = new Int32Array(batch);
+    this.rowLengths = new Int32Array(batch);
     this.allocate();
+  }
+
+  /** rows held (fewer after keepRows) */
+  get batch(): number {
+    return this.rowCount;
+  }
+
+  /** tokens held per row (host mirror; the next token of row b goes to slot/position lengths[b]) */
+  get lengths(): Int32Array {
+    return this.rowLengths;
+  }
+
+  /**
+   * Keeps only the given rows, in the given order (row i of the cache becomes rows[i]'s old content): finished
+   * episodes leave the batch, so later steps compute only the live ones. Every row's computation depends on that
+   * row alone, so a kept row's logits are the same bits as before.
+   */
+  keepRows(rows: readonly number[]): void {
+    this.assertLive();
+    if (rows.length === 0) throw new Error('KVCache.keepRows: keep at least one row');
+    for (const r of rows)
+      if (!Number.isInteger(r) || r < 0 || r >= this.rowCount)
+        throw new Error(`KVCache.keepRows: row ${r} is outside [0, ${this.rowCount})`);
+    const idx = tf.tensor1d(Int32Array.from(rows), 'int32');
+    try {
+      const pick = (xs: tf.Tensor4D[]): tf.Tensor4D[] => xs.map((x) => tf.gather(x, idx) as tf.Tensor4D);
+      const keys = pick(this.keys);
+      const values = pick(this.values);
+      this.release();
+      this.keys = keys;
+      this.values = values;
+    } finally {
+      idx.dispose();
+    }
+    this.rowLengths = Int32Array.from(rows, (r) => this.rowLengths[r] as number);
+    this.rowCount = rows.length;
   }
 
   private allocate(): void {
@@ -49,7 +85,7 @@ export class KVCache {
   reset(): void {
     this.assertLive();
     this.release();
-    this.lengths.fill(0);
+    this.rowLengths.fill(0);
     this.allocate();
   }
 
@@ -140,7 +176,7 @@ export class KVCache {
     this.release();
     this.keys = result.newKeys;
     this.values = result.newValues;
-    for (let b = 0; b < B; b++) this.lengths[b] = (this.lengths[b] as number) + (counts[b] as number);
+    for (let b = 0; b < B; b++) this.rowLengths[b] = (this.rowLengths[b] as number) + (counts[b] as number);
     return result.logits;
   }
 

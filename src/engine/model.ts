@@ -7,6 +7,7 @@ import { embed, gelu, layerNorm, linear, MASKED, matMul } from './layers';
 import { validateModelConfig, type ModelConfig } from './modelConfig';
 import { SeededRandom } from './sampling';
 import { checkWeightRecords, type WeightRecord } from './weights';
+import { packRows, packsPadding, rowPacking, unpackRows, type RowPacking } from './rowPacking';
 
 export type { ModelConfig } from './modelConfig';
 
@@ -149,20 +150,36 @@ export class PolicyModel {
   /**
    * Full causal forward pass. tokens [B, T] int32 (T ≤ contextTokens) → logits [B, T, V]; position t predicts
    * token t+1. Differentiable w.r.t. every parameter on every backend.
+   *
+   * `lengths` (host, [B]): row b's real tokens are its first lengths[b], the rest padding. Given, on wasm, the
+   * per-token work (embeddings, norms, projections, MLPs, head) runs on the real tokens only (rowPacking.ts), and
+   * the logits at padded positions are 0. Outputs at real positions, and every gradient when the loss ignores
+   * padded positions, are the same bits as without it.
    */
-  forward(tokens: tf.Tensor2D): tf.Tensor3D {
+  forward(tokens: tf.Tensor2D, lengths?: ArrayLike<number>): tf.Tensor3D {
     this.assertLive();
     const [B, T] = tokens.shape;
     const c = this.config;
     if (T > c.contextTokens)
       throw new Error(`${this.name}.forward: sequence length ${T} exceeds contextTokens ${c.contextTokens}`);
     return tf.tidy(() => {
-      const tok = tf.reshape(embed(tf.reshape(tokens, [B * T]) as tf.Tensor1D, this.tokEmb), [B, T, c.width]);
+      const rows = lengths === undefined || !packsPadding() ? null : rowPacking(lengths, B, T);
       const pos = tf.slice(this.posEmb, [0, 0], [T, c.width]); // [T, D]
-      let x = tf.reshape(tf.add(tok, pos), [B * T, c.width]) as tf.Tensor2D; // residual stream [B·T, D]
       const mask = tf.slice(this.causalMask, [0, 0], [T, T]); // [T, T]
-      for (const blk of this.blocks) x = this.block(x, blk, B, T, mask);
-      return tf.reshape(this.head(x), [B, T, c.vocabSize]) as tf.Tensor3D;
+      if (rows === null) {
+        const tok = tf.reshape(embed(tf.reshape(tokens, [B * T]) as tf.Tensor1D, this.tokEmb), [B, T, c.width]);
+        let x = tf.reshape(tf.add(tok, pos), [B * T, c.width]) as tf.Tensor2D; // residual stream [B·T, D]
+        for (const blk of this.blocks) x = this.block(x, blk, B, T, mask, null);
+        return tf.reshape(this.head(x), [B, T, c.vocabSize]) as tf.Tensor3D;
+      }
+      // residual stream of the real tokens [N, D]. The position rows come from a broadcasting add, as in the
+      // padded sum, so pos_emb's gradient is the same kernel's sum over the batch.
+      const ids = tf.gather(tf.reshape(tokens, [B * T]), rows.packIndex) as tf.Tensor1D; // [N]
+      const posAll = tf.reshape(tf.add(tf.zeros([B, T, c.width]), pos), [B * T, c.width]) as tf.Tensor2D;
+      const posRows = packRows(posAll, rows); // [N, D]
+      let x = tf.add(embed(ids, this.tokEmb), posRows) as tf.Tensor2D;
+      for (const blk of this.blocks) x = this.block(x, blk, B, T, mask, rows);
+      return tf.reshape(unpackRows(this.head(x), rows), [B, T, c.vocabSize]) as tf.Tensor3D;
     });
   }
 
@@ -181,28 +198,54 @@ export class PolicyModel {
 
   /**
    * Splits the fused QKV projection of x [B·T, D] into per-head q, k, v, each [B, H, T, dh], with q already
-   * scaled by 1/√dh.
+   * scaled by 1/√dh. With `rows`, x holds only the real rows [N, D] and the padded positions' q, k, v are 0.
    */
-  qkv(x: tf.Tensor2D, blk: BlockParams, B: number, T: number): [tf.Tensor4D, tf.Tensor4D, tf.Tensor4D] {
+  qkv(
+    x: tf.Tensor2D,
+    blk: BlockParams,
+    B: number,
+    T: number,
+    rows: RowPacking | null = null,
+  ): [tf.Tensor4D, tf.Tensor4D, tf.Tensor4D] {
     const { width, heads } = this.config;
     const dh = width / heads;
     const h = layerNorm(x, blk.ln1g, blk.ln1b);
-    const qkv = tf.transpose(tf.reshape(linear(h, blk.qkvW, blk.qkvB), [B, T, 3 * heads, dh]), [0, 2, 1, 3]); // [B, 3H, T, dh]
+    const proj = linear(h, blk.qkvW, blk.qkvB); // [B·T or N, 3D]
+    const padded = rows === null ? proj : unpackRows(proj, rows); // [B·T, 3D]
+    const qkv = tf.transpose(tf.reshape(padded, [B, T, 3 * heads, dh]), [0, 2, 1, 3]); // [B, 3H, T, dh]
     const [q, k, v] = tf.split(qkv, 3, 1) as [tf.Tensor4D, tf.Tensor4D, tf.Tensor4D];
     return [tf.mul(q, 1 / Math.sqrt(dh)), k, v];
   }
 
-  /** attention output projection + residual: y [B, H, T, dh] → x + proj(y) as [B·T, D] */
-  attnOut(x: tf.Tensor2D, y: tf.Tensor4D, blk: BlockParams, B: number, T: number): tf.Tensor2D {
+  /**
+   * attention output projection + residual: y [B, H, T, dh] → x + proj(y) as [B·T, D] (with `rows`, on the real
+   * rows only: x and the result [N, D])
+   */
+  attnOut(
+    x: tf.Tensor2D,
+    y: tf.Tensor4D,
+    blk: BlockParams,
+    B: number,
+    T: number,
+    rows: RowPacking | null = null,
+  ): tf.Tensor2D {
     const merged = tf.reshape(tf.transpose(y, [0, 2, 1, 3]), [B * T, this.config.width]) as tf.Tensor2D;
-    return tf.add(x, linear(merged, blk.projW, blk.projB));
+    return tf.add(x, linear(rows === null ? merged : packRows(merged, rows), blk.projW, blk.projB));
   }
 
-  private block(x: tf.Tensor2D, blk: BlockParams, B: number, T: number, mask: tf.Tensor2D): tf.Tensor2D {
-    const [q, k, v] = this.qkv(x, blk, B, T);
+  /** one block: x [B·T, D] → [B·T, D], or the real rows [N, D] → [N, D] with attention in the padded layout */
+  private block(
+    x: tf.Tensor2D,
+    blk: BlockParams,
+    B: number,
+    T: number,
+    mask: tf.Tensor2D,
+    rows: RowPacking | null,
+  ): tf.Tensor2D {
+    const [q, k, v] = this.qkv(x, blk, B, T, rows);
     const att = tf.softmax(tf.add(matMul(q, k, false, true), mask)); // [B, H, T, T]
     const y = matMul(att, v) as tf.Tensor4D; // [B, H, T, dh]
-    return this.mlp(this.attnOut(x, y, blk, B, T), blk);
+    return this.mlp(this.attnOut(x, y, blk, B, T, rows), blk);
   }
 
   /** parameters as host records {name: key, shape, data} (checkpointable; see weights.ts) */

@@ -159,10 +159,21 @@ export async function rollout(
   const cache = new KVCache(model, N, cap);
   const actions: number[][] = Array.from({ length: N }, () => []);
   const acting = new Uint8Array(N);
+  // the cache holds the unfinished episodes only: live[r] is the episode in cache row r, rowOf[i] its inverse
+  let live = Array.from({ length: N }, (_, i) => i);
+  const rowOf = Int32Array.from(live);
   let policyTokens = 0;
   let decodeSteps = 0;
   try {
     while (done.some((d) => d === 0)) {
+      // finished episodes leave the cache (the others' logits are the same bits: rows never mix)
+      if (live.some((i) => done[i])) {
+        live = live.filter((i) => !done[i]);
+        cache.keepRows(live.map((i) => rowOf[i] as number));
+        rowOf.fill(-1);
+        live.forEach((i, r) => (rowOf[i] = r));
+      }
+      const R = live.length;
       // ---- action phase: every live row writes one action, decoded together
       for (let i = 0; i < N; i++) {
         actions[i] = [];
@@ -171,15 +182,15 @@ export async function rollout(
       while (acting.some((a) => a === 1)) {
         // feed every live row its unfed tokens (prefix / last observation / last sampled token)
         let C = 1;
-        const counts = new Int32Array(N);
-        for (let i = 0; i < N; i++)
-          if (!done[i]) C = Math.max(C, (counts[i] = (len[i] as number) - (fed[i] as number)));
-        const chunk = new Int32Array(N * C);
-        for (let i = 0; i < N; i++)
+        const counts = new Int32Array(R);
+        live.forEach((i, r) => (C = Math.max(C, (counts[r] = (len[i] as number) - (fed[i] as number)))));
+        const chunk = new Int32Array(R * C);
+        live.forEach((i, r) =>
           chunk.set(
-            tokens.subarray(i * cap + (fed[i] as number), i * cap + (fed[i] as number) + (counts[i] as number)),
-            i * C,
-          );
+            tokens.subarray(i * cap + (fed[i] as number), i * cap + (fed[i] as number) + (counts[r] as number)),
+            r * C,
+          ),
+        );
         if (options.betweenDecodeSteps) await options.betweenDecodeSteps();
         const logitsT = cache.append(chunk, counts, C);
         decodeSteps++;
@@ -189,10 +200,10 @@ export async function rollout(
         } finally {
           logitsT.dispose();
         }
-        for (let i = 0; i < N; i++) fed[i] = (fed[i] as number) + (counts[i] as number);
+        live.forEach((i, r) => (fed[i] = (fed[i] as number) + (counts[r] as number)));
         for (let i = 0; i < N; i++) {
           if (!acting[i]) continue;
-          const s = sampleToken(logits, i, V, options, rng, scratch);
+          const s = sampleToken(logits, rowOf[i] as number, V, options, rng, scratch);
           const at = i * cap + (len[i] as number);
           tokens[at] = s.token;
           oldLp[at] = s.logProb;

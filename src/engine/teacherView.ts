@@ -39,7 +39,7 @@ export function teacherOnStudentTargets(
   const S = (tasks[0] as Task).skillTokens.length;
   const out = tf.tidy(() => {
     const tt = tf.tensor2d(tv.tokens, [tv.batch, tv.seqLen], 'int32');
-    const logits = tf.slice(teacher.forward(tt), [0, S, 0], [tv.batch, student.seqLen, -1]);
+    const logits = tf.slice(teacher.forward(tt, tv.lengths), [0, S, 0], [tv.batch, student.seqLen, -1]);
     const lp = tokenLogProbs(logits, targets);
     return withLogits ? [lp, logits] : [lp];
   });

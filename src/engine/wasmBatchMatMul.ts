@@ -8,8 +8,9 @@
 // ids are disposed after each call, which also drops XNNPACK's operator cached for that weight id.
 // Measured and rejected: computing dV = Pᵀ·dO as (dOᵀ·P)ᵀ to copy fewer floats (2·T·d instead of T·T) was ~1.5×
 // slower for [256, 127, 127]ᵀ·[256, 127, 16] (21 vs 15 ms CPU): XNNPACK then packs the [T, T] operand per slice.
-// Slices below SMALL_SLICE_WORK multiply-adds (e.g. one decode step) keep the stock kernel: there the reference
-// loop is faster than creating an XNNPACK operator per slice, and results stay bit-identical to before.
+// Small slices with few rows (a decode step's queries) keep the stock kernel: there the reference loop is faster
+// than creating an XNNPACK operator per slice. Small slices with many rows and a short shared dimension (a training
+// step's attention over T ≥ 12 positions) go through XNNPACK, with the same bits (STOCK_BLOCK below).
 import * as tf from '@tensorflow/tfjs';
 
 /** the parts of tfjs-backend-wasm's module and backend this kernel uses (not in its public types) */
@@ -41,8 +42,20 @@ interface WasmBackendLike {
   makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
 }
 
-/** per-slice multiply-adds below which the stock kernel runs the whole product (its reference loop) */
+/** per-slice multiply-adds from which every slice goes through XNNPACK, whatever its shape */
 export const SMALL_SLICE_WORK = 16384;
+/**
+ * The stock reference loop sums the shared dimension in blocks of this many (tfjs-wasm's kBlockSize), adding each
+ * block's sum to the output. Up to one block its sum is sequential from 0, as XNNPACK's GEMM is, so a slice may
+ * move between the two with the same bits; beyond it the association differs.
+ */
+export const STOCK_BLOCK = 48;
+/**
+ * Rows per slice from which XNNPACK beats the reference loop on small slices with a shared dimension ≤ STOCK_BLOCK
+ * (an attention product over T ≥ 12 positions: 2–3.5× faster per [32·4, T, T] product, Node 20, tfjs 4.22). Fewer
+ * rows (a decode step's 1 to a few queries) pay more for the per-slice operator than they save.
+ */
+export const MIN_ROWS_SHORT_SUM = 12;
 
 /** a [rows, cols] at src (float offset) → its transpose [cols, rows] at dst (float offset), inside heap */
 function transposeInto(heap: Float32Array, src: number, rows: number, cols: number, dst: number): void {
@@ -72,7 +85,7 @@ export function batchMatMulKernel(stock: tf.KernelFunc): tf.KernelFunc {
       plain2d ||
       a.dtype !== 'float32' ||
       b.dtype !== 'float32' ||
-      M * K * N < SMALL_SLICE_WORK ||
+      !(M * K * N >= SMALL_SLICE_WORK || (K <= STOCK_BLOCK && M >= MIN_ROWS_SHORT_SUM)) ||
       (batchA !== batchB && batchA !== 1 && batchB !== 1) ||
       K !== (b.shape[transposeB ? rb - 1 : rb - 2] as number)
     ) {

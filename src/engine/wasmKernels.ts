@@ -1,4 +1,4 @@
-// Replacements for tfjs-backend-wasm 4.22 kernels: faster Slice, SplitV and Unpack, and a correct OneHot.
+// Replacements for tfjs-backend-wasm 4.22 kernels: faster Slice, SplitV, Unpack and GatherV2, and a correct OneHot.
 // The stock kernels read their input with backend.readSync, which COPIES THE WHOLE INPUT out of the wasm heap for
 // every output: splitting or unstacking a tensor into n parts costs n full copies (unstacking [256,127,127] took
 // 1.4 s, 256 slices 3.8 s in Node). These versions copy only the requested elements through views of the heap.
@@ -60,7 +60,7 @@ function sliceInto(
 
 let installed = false;
 
-/** Replaces the wasm Slice, SplitV, Unpack, OneHot and BatchMatMul kernels (idempotent). Call after the wasm backend is registered. */
+/** Replaces the wasm Slice, SplitV, Unpack, GatherV2, OneHot and BatchMatMul kernels (idempotent). Call after the wasm backend is registered. */
 export function installWasmKernelFixes(): void {
   if (installed) return;
   const stock = (name: string): tf.KernelConfig => {
@@ -73,6 +73,7 @@ export function installWasmKernelFixes(): void {
   const unpack = stock('Unpack');
   const oneHot = stock('OneHot');
   const batchMatMul = stock('BatchMatMul');
+  const gatherV2 = stock('GatherV2');
   const replace = (base: tf.KernelConfig, kernelFunc: tf.KernelFunc): void => {
     tf.unregisterKernel(base.kernelName, 'wasm');
     tf.registerKernel({ ...base, kernelFunc });
@@ -138,6 +139,34 @@ export function installWasmKernelFixes(): void {
     for (let i = 0; i < idx.length; i++) {
       const v = idx[i] as number;
       if (v >= 0 && v < depth) dst[i * depth + v] = onValue;
+    }
+    return out;
+  });
+  // gather as copies of contiguous runs through heap views (the stock kernel took 6 ms to pick 1,200 rows of 192)
+  replace(gatherV2, (args) => {
+    const x = args.inputs.x as tf.TensorInfo;
+    const indices = args.inputs.indices as tf.TensorInfo;
+    const { axis, batchDims } = args.attrs as unknown as { axis: number; batchDims: number };
+    if (x.dtype === 'string' || batchDims !== 0) return gatherV2.kernelFunc(args);
+    const ax = tf.util.parseAxisParam(axis, x.shape)[0] as number;
+    const backend = args.backend as unknown as WasmBackendLike;
+    const dim = x.shape[ax] as number;
+    const outer = x.shape.slice(0, ax).reduce((a, b) => a * b, 1);
+    const inner = x.shape.slice(ax + 1).reduce((a, b) => a * b, 1);
+    const out = backend.makeOutput([...x.shape.slice(0, ax), ...indices.shape, ...x.shape.slice(ax + 1)], x.dtype);
+    const idx = backend.typedArrayFromHeap(indices);
+    const src = backend.typedArrayFromHeap(x);
+    const dst = backend.typedArrayFromHeap(out);
+    const n = idx.length;
+    for (let j = 0; j < n; j++) {
+      const v = idx[j] as number;
+      if (!(v >= 0 && v < dim)) throw new Error(`gather: index ${v} at ${j} is outside [0, ${dim - 1}]`);
+    }
+    for (let o = 0; o < outer; o++) {
+      for (let j = 0; j < n; j++) {
+        const from = (o * dim + (idx[j] as number)) * inner;
+        dst.set(src.subarray(from, from + inner), (o * n + j) * inner);
+      }
     }
     return out;
   });

@@ -113,6 +113,29 @@ describe('wasm kernel replacements and matMul fast paths', () => {
     expect(got).toEqual(want);
   });
 
+  it('gather gives the cpu results on every axis, float32 and int32, and names an index out of range', async () => {
+    const x = Array.from({ length: 4 * 5 * 6 }, (_, i) => i * 0.5 - 7);
+    const cases = (t: tf.Tensor): tf.Tensor[] => [
+      tf.gather(t, tf.tensor1d([3, 0, 0, 2], 'int32'), 0),
+      tf.gather(t, tf.tensor2d([4, 1, 1, 0], [2, 2], 'int32'), 1),
+      tf.gather(t, tf.tensor1d([5, 0], 'int32'), 2),
+      tf.gather(tf.tensor1d([10, 20, 30], 'int32'), tf.tensor1d([2, 2, 0], 'int32')),
+    ];
+    await tf.setBackend('cpu');
+    const want = tf.tidy(() =>
+      cases(tf.tensor3d(x, [4, 5, 6])).map((t) => ({ shape: t.shape, dtype: t.dtype, v: Array.from(t.dataSync()) })),
+    );
+    await initBackend('wasm');
+    const got = tf.tidy(() =>
+      cases(tf.tensor3d(x, [4, 5, 6])).map((t) => ({ shape: t.shape, dtype: t.dtype, v: Array.from(t.dataSync()) })),
+    );
+    expect(got).toEqual(want);
+    expect(() => tf.tidy(() => tf.gather(tf.tensor1d([1, 2]), tf.tensor1d([2], 'int32')))).toThrow(
+      /gather: index 2 at 0 is outside \[0, 1\]/,
+    );
+    await tf.setBackend('cpu');
+  });
+
   it('matMul with transposes and batches matches tf.matMul on cpu, gradients included', async () => {
     const shapes: [number[], number[], boolean, boolean][] = [
       [[3, 2, 40, 16], [3, 2, 40, 16], false, true],

@@ -90,6 +90,48 @@ describe.each(['cpu', 'wasm'] as const)('KVCache on %s', (backend) => {
     cache.dispose();
   });
 
+  it('keeps only the rows asked for: their next logits are the same bits as without the others', () => {
+    const rng = new SeededRandom(5);
+    const B = 4;
+    const prompt = Array.from({ length: B * 6 }, () => rng.nextUint32() % config.vocabSize);
+    const next = Array.from({ length: B * 2 }, () => rng.nextUint32() % config.vocabSize);
+    const run = (keep: number[] | null): Float32Array[] => {
+      const cache = new KVCache(model, B, 16);
+      const before = tf.memory().numTensors;
+      // rows hold 6, 4, 5 and 3 prompt tokens
+      const counts = [6, 4, 5, 3];
+      cache.append(Int32Array.from(prompt), Int32Array.from(counts), 6).dispose();
+      let rows = [0, 1, 2, 3];
+      if (keep) {
+        cache.keepRows(keep);
+        rows = keep;
+        expect(cache.batch).toBe(keep.length);
+        expect(Array.from(cache.lengths)).toEqual(keep.map((r) => counts[r]));
+      }
+      // two single-token steps: per kept row, its logits
+      const out: Float32Array[] = rows.map(() => new Float32Array(0));
+      for (let s = 0; s < 2; s++) {
+        const toks = Int32Array.from(rows, (r) => next[s * B + r] as number);
+        const logits = cache.append(toks, new Int32Array(rows.length).fill(1), 1);
+        const data = logits.dataSync() as Float32Array;
+        logits.dispose();
+        const V = config.vocabSize;
+        rows.forEach((_, i) => (out[i] = Float32Array.from([...out[i]!, ...data.subarray(i * V, (i + 1) * V)])));
+      }
+      cache.dispose();
+      expect(tf.memory().numTensors).toBe(before - 2 * config.layers); // its keys and values
+      return out;
+    };
+    const all = run(null);
+    const kept = run([3, 1]);
+    expect(Array.from(kept[0]!)).toEqual(Array.from(all[3]!));
+    expect(Array.from(kept[1]!)).toEqual(Array.from(all[1]!));
+    const cache = new KVCache(model, 2, 4);
+    expect(() => cache.keepRows([])).toThrow(/keep at least one row/);
+    expect(() => cache.keepRows([2])).toThrow(/row 2 is outside \[0, 2\)/);
+    cache.dispose();
+  });
+
   it('rejects a row that would overflow its capacity, naming the row', () => {
     const cache = new KVCache(model, 2, 4);
     expect(() => cache.append(new Int32Array([1, 2, 3, 4, 5, 0, 0, 0, 0, 0]), new Int32Array([5, 0]), 5)).toThrow(

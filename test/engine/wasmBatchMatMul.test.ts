@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initBackend } from '../../src/engine/backend';
 import { countKernels } from '../../src/engine/kernelCounter';
 import { SeededRandom } from '../../src/engine/sampling';
+import { SMALL_SLICE_WORK, STOCK_BLOCK } from '../../src/engine/wasmBatchMatMul';
 
 const BH = 6;
 const T = 127;
@@ -70,6 +71,48 @@ const CASES: [number[], number[], boolean, boolean, string][] = [
   [[1, T, D], [BH, D, T], false, false, 'a broadcast over the batch'],
 ];
 
+/**
+ * float32 op(a)·op(b) summed as tfjs-wasm's stock reference loop sums: the shared dimension in blocks of
+ * STOCK_BLOCK, each block's products added in order from 0, each block's sum then added to the output (Math.fround
+ * after every operation gives IEEE single precision exactly).
+ */
+function stockBits(
+  a: Float32Array,
+  sa: readonly number[],
+  b: Float32Array,
+  sb: readonly number[],
+  ta: boolean,
+  tb: boolean,
+): Float32Array {
+  const f = Math.fround;
+  const [ba, ra, ca] = sa as [number, number, number];
+  const [bb, rb, cb] = sb as [number, number, number];
+  const M = ta ? ca : ra;
+  const K = ta ? ra : ca;
+  const N = tb ? rb : cb;
+  const batch = Math.max(ba, bb);
+  const out = new Float32Array(batch * M * N);
+  for (let i = 0; i < batch; i++) {
+    const oa = (ba === 1 ? 0 : i) * ra * ca;
+    const ob = (bb === 1 ? 0 : i) * rb * cb;
+    for (let m = 0; m < M; m++)
+      for (let n = 0; n < N; n++) {
+        let o = 0;
+        for (let k0 = 0; k0 < K; k0 += STOCK_BLOCK) {
+          let s = 0;
+          for (let k = k0; k < Math.min(k0 + STOCK_BLOCK, K); k++) {
+            const x = a[oa + (ta ? k * ca + m : m * ca + k)] as number;
+            const y = b[ob + (tb ? n * cb + k : k * cb + n)] as number;
+            s = f(s + f(x * y));
+          }
+          o = f(o + s);
+        }
+        out[(i * M + m) * N + n] = o;
+      }
+  }
+  return out;
+}
+
 describe('wasm BatchMatMul replacement', () => {
   beforeAll(async () => {
     await initBackend('wasm');
@@ -96,6 +139,41 @@ describe('wasm BatchMatMul replacement', () => {
       expect(relErr(await result.data(), reference(a, sa, b, sb, ta, tb))).toBeLessThan(1e-5);
       tf.dispose([at, bt, result]);
       expect(tf.memory().numTensors).toBe(before);
+    });
+  }
+
+  // Small slices (below SMALL_SLICE_WORK multiply-adds) route by shape: many rows with a short shared dimension go
+  // through XNNPACK, the rest through the stock loop. Either way the bits must be the stock loop's, so that moving
+  // a slice between the two changes no run.
+  const ROUTED: [number[], number[], boolean, boolean, string][] = [
+    [[128, 28, 16], [128, 28, 16], false, true, 'training scores Q·Kᵀ over 28 positions (XNNPACK)'],
+    [[128, 28, 28], [128, 28, 16], false, false, 'training context P·V over 28 positions (XNNPACK)'],
+    [[128, 28, 28], [128, 28, 16], true, false, 'training dV = Pᵀ·dO over 28 positions (XNNPACK)'],
+    [[128, 12, 48], [128, 48, 16], false, false, '12 rows, shared dimension 48: the edge (XNNPACK)'],
+    [[256, 1, 16], [256, 100, 16], false, true, 'a decode step Q·Kᵀ, 1 row (stock loop)'],
+    [[128, 11, 48], [128, 48, 16], false, false, '11 rows (stock loop)'],
+    [[64, 12, 100], [64, 100, 12], false, false, 'shared dimension 100 > one block (stock loop, blocked sum)'],
+  ];
+  for (const [sa, sb, ta, tb, what] of ROUTED) {
+    it(`${what}: the stock reference loop's float32 bits`, async () => {
+      expect((ta ? sa[2]! : sa[1]!) * (ta ? sa[1]! : sa[2]!) * (tb ? sb[1]! : sb[2]!)).toBeLessThan(SMALL_SLICE_WORK);
+      const a = randn(
+        sa.reduce((x, y) => x * y, 1),
+        7,
+      );
+      const b = randn(
+        sb.reduce((x, y) => x * y, 1),
+        8,
+      );
+      const at = tf.tensor3d(a, sa as [number, number, number]);
+      const bt = tf.tensor3d(b, sb as [number, number, number]);
+      const out = tf.matMul(at, bt, ta, tb);
+      const got = (await out.data()) as Float32Array;
+      const want = stockBits(a, sa, b, sb, ta, tb);
+      let differ = 0;
+      for (let i = 0; i < want.length; i++) if (!Object.is(got[i], want[i])) differ++;
+      expect(differ).toBe(0);
+      tf.dispose([at, bt, out]);
     });
   }
 

@@ -119,7 +119,7 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
     }
     if (grpo.klBeta > 0 && req.reference) {
       const ref = req.reference;
-      refLP = tf.tidy(() => tokenLogProbs(ref.forward(t.tokens), t.targets));
+      refLP = tf.tidy(() => tokenLogProbs(ref.forward(t.tokens, t.lengths), t.targets));
     }
     const plan = miniBatchPlan(view.batch, groupSize, grpo.miniBatches, grpo.epochs);
     const pooled = new UpdatePool();
@@ -127,6 +127,7 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
       const whole = rows.length === view.batch; // one mini-batch: the rollout's tensors as they are
       const idx = whole ? null : tf.tensor1d(rows, 'int32');
       const pick = (x: tf.Tensor): tf.Tensor => (idx === null ? x : tf.gather(x, idx));
+      const lengths = whole ? t.lengths : Int32Array.from(rows, (r) => t.lengths[r] as number);
       const mb = {
         tokens: pick(t.tokens) as tf.Tensor2D,
         targets: pick(t.targets),
@@ -147,7 +148,7 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
           finiteTerms: { 'term/grpo': 'grpo', 'term/opd': 'opd' },
           gradClip: grpo.gradClip,
           loss: () => {
-            const logits = policy.forward(mb.tokens);
+            const logits = policy.forward(mb.tokens, lengths);
             const g = grpoLoss(
               {
                 logits,

@@ -43,13 +43,13 @@ export async function evaluateProbes(
   init?: PolicyModel,
 ): Promise<ProbeResult> {
   const [obs, obsN, act, actN, kl] = await sumOverChunks(trajs, init ? 5 : 4, (t) => {
-    const logits = model.forward(t.tokens);
+    const logits = model.forward(t.tokens, t.lengths);
     const nll = tf.neg(tokenLogProbs(logits, t.targets));
     const mO = classMask(t.targetClasses, TokenClass.observation);
     const mA = actionMask(t.targetClasses);
     const nA = tf.sum(mA);
     const parts = [tf.sum(tf.mul(nll, mO)), tf.sum(mO), tf.sum(tf.mul(nll, mA)), nA];
-    if (init) parts.push(tf.mul(klFromInit(init.forward(t.tokens), logits, mA), nA));
+    if (init) parts.push(tf.mul(klFromInit(init.forward(t.tokens, t.lengths), logits, mA), nA));
     return parts;
   });
   return {
@@ -70,7 +70,7 @@ export async function probeEntropyAt(
   temperature: number,
 ): Promise<{ actionHead: number; actionArg: number }> {
   const [head, headN, arg, argN] = await sumOverChunks(trajs, 4, (t) => {
-    const h = tokenEntropy(tf.div(model.forward(t.tokens), temperature)); // [B, T]
+    const h = tokenEntropy(tf.div(model.forward(t.tokens, t.lengths), temperature)); // [B, T]
     const mH = classMask(t.targetClasses, TokenClass.actionHead);
     const mA = classMask(t.targetClasses, TokenClass.actionArg);
     return [tf.sum(tf.mul(h, mH)), tf.sum(mH), tf.sum(tf.mul(h, mA)), tf.sum(mA)];

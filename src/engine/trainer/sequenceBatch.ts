@@ -45,6 +45,8 @@ export interface SequenceTensors {
   tokens: tf.Tensor2D;
   targets: tf.Tensor2D;
   targetClasses: tf.Tensor2D;
+  /** host [B]: real tokens per row (PolicyModel.forward's `lengths`) */
+  lengths: Int32Array;
 }
 
 export function toTensors(p: PackedSequences): SequenceTensors {
@@ -53,6 +55,7 @@ export function toTensors(p: PackedSequences): SequenceTensors {
     tokens: tf.tensor2d(p.tokens, [p.batch, p.seqLen], 'int32'),
     targets: tf.tensor2d(targets, [p.batch, p.seqLen], 'int32'),
     targetClasses: tf.tensor2d(targetClasses, [p.batch, p.seqLen], 'int32'),
+    lengths: p.lengths,
   };
 }
 

@@ -74,7 +74,7 @@ export async function sftStep(req: SftStepRequest): Promise<Record<string, numbe
       finiteTerms: { loss: 'sft' },
       loss: () => {
         const out = actObsLoss(
-          { logits: model.forward(t.tokens), targets: t.targets, targetClasses: t.targetClasses },
+          { logits: model.forward(t.tokens, t.lengths), targets: t.targets, targetClasses: t.targetClasses },
           cfg.sft.lambdaObs,
         );
         const loss = req.injectNonFinite === 'sft' ? (tf.mul(out.loss, NaN) as tf.Scalar) : out.loss;
@@ -92,7 +92,7 @@ export async function sftStep(req: SftStepRequest): Promise<Record<string, numbe
     const every = cfg.sft.geometryEvery;
     if (req.view === 'student' && every > 0 && req.step % every === 0) {
       const geo = await actObsGradientGeometry(
-        () => model.forward(t.tokens),
+        () => model.forward(t.tokens, t.lengths),
         t.targets,
         t.targetClasses,
         model.trainableVariables,
