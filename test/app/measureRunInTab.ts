@@ -23,10 +23,13 @@ try {
     page.setDefaultTimeout(1_800_000);
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
+    // tsx names the functions it compiles with a helper (__name) that the page lacks
+    await page.addInitScript('globalThis.__name = (f) => f');
     await page.goto(`${server.url}#train`);
     await page.getByRole('heading', { name: 'Train', level: 2 }).waitFor();
-    await page.getByRole('option', { name: preset, exact: true }).waitFor({ state: 'attached' });
-    await page.getByLabel('preset', { exact: true }).selectOption(preset);
+    const presetSelect = page.getByLabel('preset', { exact: true });
+    await presetSelect.locator(`option[value="${preset}"]`).waitFor({ state: 'attached' });
+    await presetSelect.selectOption(preset);
     await page.getByLabel('backend', { exact: true }).selectOption('wasm');
     await page.getByLabel('seed', { exact: true }).fill(seed);
     // the clock runs in the page: from the click until the status reads "completed" (a MutationObserver, so no
