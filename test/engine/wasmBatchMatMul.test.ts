@@ -17,7 +17,42 @@ function randn(n: number, seed: number): Float32Array {
   return Float32Array.from({ length: n }, () => r.normal());
 }
 
-/** float64 op(a)·op(b) per batch slice; a, b stored row-major with the given shapes, batch of 1 broadcasts */
+/**
+ * op(a)·op(b) per batch slice, each output entry summed by `dot` from its K products (`term(k)`, exact in float64);
+ * a, b stored row-major with the given shapes, a batch of 1 broadcasts.
+ */
+function slicewise(
+  a: Float32Array,
+  sa: readonly number[],
+  b: Float32Array,
+  sb: readonly number[],
+  ta: boolean,
+  tb: boolean,
+  dot: (term: (k: number) => number, K: number) => number,
+): number[] {
+  const [ba, ra, ca] = sa as [number, number, number];
+  const [bb, rb, cb] = sb as [number, number, number];
+  const M = ta ? ca : ra;
+  const K = ta ? ra : ca;
+  const N = tb ? rb : cb;
+  const out: number[] = [];
+  for (let i = 0; i < Math.max(ba, bb); i++) {
+    const oa = (ba === 1 ? 0 : i) * ra * ca;
+    const ob = (bb === 1 ? 0 : i) * rb * cb;
+    for (let m = 0; m < M; m++)
+      for (let n = 0; n < N; n++)
+        out.push(
+          dot(
+            (k) =>
+              (a[oa + (ta ? k * ca + m : m * ca + k)] as number) * (b[ob + (tb ? n * cb + k : k * cb + n)] as number),
+            K,
+          ),
+        );
+  }
+  return out;
+}
+
+/** float64 op(a)·op(b) */
 function reference(
   a: Float32Array,
   sa: readonly number[],
@@ -26,28 +61,38 @@ function reference(
   ta: boolean,
   tb: boolean,
 ): Float64Array {
-  const [ba, ra, ca] = sa as [number, number, number];
-  const [bb, rb, cb] = sb as [number, number, number];
-  const M = ta ? ca : ra;
-  const K = ta ? ra : ca;
-  const N = tb ? rb : cb;
-  const batch = Math.max(ba, bb);
-  const out = new Float64Array(batch * M * N);
-  for (let i = 0; i < batch; i++) {
-    const oa = (ba === 1 ? 0 : i) * ra * ca;
-    const ob = (bb === 1 ? 0 : i) * rb * cb;
-    for (let m = 0; m < M; m++)
-      for (let n = 0; n < N; n++) {
-        let s = 0;
-        for (let k = 0; k < K; k++) {
-          const x = a[oa + (ta ? k * ca + m : m * ca + k)] as number;
-          const y = b[ob + (tb ? n * cb + k : k * cb + n)] as number;
-          s += x * y;
-        }
-        out[(i * M + m) * N + n] = s;
-      }
-  }
-  return out;
+  const sum = (term: (k: number) => number, K: number): number => {
+    let s = 0;
+    for (let k = 0; k < K; k++) s += term(k);
+    return s;
+  };
+  return Float64Array.from(slicewise(a, sa, b, sb, ta, tb, sum));
+}
+
+/**
+ * float32 op(a)·op(b) summed as tfjs-wasm's stock reference loop sums: the shared dimension in blocks of
+ * STOCK_BLOCK, each block's products added in order from 0, each block's sum then added to the output (Math.fround
+ * after every operation gives IEEE single precision exactly; a product of two float32 values is exact in float64).
+ */
+function stockBits(
+  a: Float32Array,
+  sa: readonly number[],
+  b: Float32Array,
+  sb: readonly number[],
+  ta: boolean,
+  tb: boolean,
+): Float32Array {
+  const f = Math.fround;
+  const blocked = (term: (k: number) => number, K: number): number => {
+    let o = 0;
+    for (let k0 = 0; k0 < K; k0 += STOCK_BLOCK) {
+      let s = 0;
+      for (let k = k0; k < Math.min(k0 + STOCK_BLOCK, K); k++) s = f(s + f(term(k)));
+      o = f(o + s);
+    }
+    return o;
+  };
+  return Float32Array.from(slicewise(a, sa, b, sb, ta, tb, blocked));
 }
 
 /** max |got − want| / max |want| */
@@ -70,48 +115,6 @@ const CASES: [number[], number[], boolean, boolean, string][] = [
   [[BH, T, D], [BH, T, T], true, true, 'both transposed'],
   [[1, T, D], [BH, D, T], false, false, 'a broadcast over the batch'],
 ];
-
-/**
- * float32 op(a)·op(b) summed as tfjs-wasm's stock reference loop sums: the shared dimension in blocks of
- * STOCK_BLOCK, each block's products added in order from 0, each block's sum then added to the output (Math.fround
- * after every operation gives IEEE single precision exactly).
- */
-function stockBits(
-  a: Float32Array,
-  sa: readonly number[],
-  b: Float32Array,
-  sb: readonly number[],
-  ta: boolean,
-  tb: boolean,
-): Float32Array {
-  const f = Math.fround;
-  const [ba, ra, ca] = sa as [number, number, number];
-  const [bb, rb, cb] = sb as [number, number, number];
-  const M = ta ? ca : ra;
-  const K = ta ? ra : ca;
-  const N = tb ? rb : cb;
-  const batch = Math.max(ba, bb);
-  const out = new Float32Array(batch * M * N);
-  for (let i = 0; i < batch; i++) {
-    const oa = (ba === 1 ? 0 : i) * ra * ca;
-    const ob = (bb === 1 ? 0 : i) * rb * cb;
-    for (let m = 0; m < M; m++)
-      for (let n = 0; n < N; n++) {
-        let o = 0;
-        for (let k0 = 0; k0 < K; k0 += STOCK_BLOCK) {
-          let s = 0;
-          for (let k = k0; k < Math.min(k0 + STOCK_BLOCK, K); k++) {
-            const x = a[oa + (ta ? k * ca + m : m * ca + k)] as number;
-            const y = b[ob + (tb ? n * cb + k : k * cb + n)] as number;
-            s = f(s + f(x * y));
-          }
-          o = f(o + s);
-        }
-        out[(i * M + m) * N + n] = o;
-      }
-  }
-  return out;
-}
 
 describe('wasm BatchMatMul replacement', () => {
   beforeAll(async () => {
