@@ -52,7 +52,7 @@ export const SMALL_SLICE_WORK = 16384;
 export const STOCK_BLOCK = 48;
 /**
  * Rows per slice from which XNNPACK beats the reference loop on small slices with a shared dimension ≤ STOCK_BLOCK
- * (an attention product over T ≥ 12 positions: 2–3.5× faster per [32·4, T, T] product, Node 20, tfjs 4.22). Fewer
+ * (an attention product over T ≥ 12 positions: 1.2–3× faster per [32·4, T, T] product, Node 20, tfjs 4.22). Fewer
  * rows (a decode step's 1 to a few queries) pay more for the per-slice operator than they save.
  */
 export const MIN_ROWS_SHORT_SUM = 12;
