@@ -64,6 +64,11 @@ describe.skipIf(!existsSync(CHROMIUM_PATH))('the published build on a plain stat
     port = server.port;
     browser = await launchChromium();
     page = await browser.newPage();
+    // these tests are about the threaded binary: the app's own override pins every core, where the start-up
+    // calibration (which a run now waits for) may choose one thread on a small machine
+    await page.addInitScript(() =>
+      localStorage.setItem('retirelab.wasmThreads', String(navigator.hardwareConcurrency || 1)),
+    );
     page.setDefaultTimeout(90_000);
     page.on('pageerror', (e) => pageErrors.push(e.message));
     page.on('load', () => documents++);
