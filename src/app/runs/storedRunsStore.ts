@@ -10,7 +10,6 @@ import { isActive } from '../train/liveRunState';
 import { restoreRunState } from './restoreRunState';
 import type { RemoteProgress, RunChannelMessage } from './runChannel';
 import { MemoryLocks, runLockName, type RunLocks } from './runLocks';
-import { calibrationSettled } from '../worker/threadCalibration';
 import { newRunId, type RunRecord } from './runRecord';
 import type { RunRepository } from './runRepository';
 
@@ -220,7 +219,6 @@ export function createRunsStore(
           dropLock();
           return null;
         }
-        await calibrationSettled(); // the worker's wasm thread count is fixed when it starts
         runStore.getState().start(run.config, run.backendChoice, { runId: id, resume: false }, undefined, links);
         await get().refresh();
         return id;
@@ -250,7 +248,6 @@ export function createRunsStore(
             record.detachedAt !== undefined &&
             record.detachedAt !== null &&
             name === checkpointName('student', record.detachedAt);
-          await calibrationSettled();
           // the backend that ran it, so the resumed config (runtime.backend) equals the checkpoint's
           runStore
             .getState()
