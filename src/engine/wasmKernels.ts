@@ -153,15 +153,18 @@ export function installWasmKernelFixes(): void {
     const dim = x.shape[ax] as number;
     const outer = x.shape.slice(0, ax).reduce((a, b) => a * b, 1);
     const inner = x.shape.slice(ax + 1).reduce((a, b) => a * b, 1);
+    // indices checked before the output is allocated, so a bad index leaves nothing behind
+    const checked = backend.typedArrayFromHeap(indices);
+    for (let j = 0; j < checked.length; j++) {
+      const v = checked[j] as number;
+      if (!(v >= 0 && v < dim)) throw new Error(`gather: index ${v} at ${j} is outside [0, ${dim - 1}]`);
+    }
     const out = backend.makeOutput([...x.shape.slice(0, ax), ...indices.shape, ...x.shape.slice(ax + 1)], x.dtype);
+    // views taken after the allocation (malloc may grow the heap and detach older views)
     const idx = backend.typedArrayFromHeap(indices);
     const src = backend.typedArrayFromHeap(x);
     const dst = backend.typedArrayFromHeap(out);
     const n = idx.length;
-    for (let j = 0; j < n; j++) {
-      const v = idx[j] as number;
-      if (!(v >= 0 && v < dim)) throw new Error(`gather: index ${v} at ${j} is outside [0, ${dim - 1}]`);
-    }
     for (let o = 0; o < outer; o++) {
       for (let j = 0; j < n; j++) {
         const from = (o * dim + (idx[j] as number)) * inner;
