@@ -119,10 +119,11 @@ describe.skipIf(!existsSync(CHROMIUM_PATH))('threaded wasm in the training worke
         await page.getByRole('button', { name: 'Start', exact: true }).click();
         const badge = page.getByTestId('run-wasm');
         await badge.waitFor({ timeout: 120_000 });
-        // the tooltip follows the calibration when it finishes after the run started
+        // Start was clicked as the page opened: the run waited for the calibration, whose timings the tooltip shows
         const title = page.locator('[data-testid="run-wasm"][title*="→"]');
         await title.waitFor({ timeout: 60_000 });
         const text = (await title.getAttribute('title')) ?? '';
+        const badgeText = (await badge.textContent()) ?? '';
         await page.getByRole('button', { name: 'Stop', exact: true }).click();
         await page
           .getByRole('button', { name: 'Start', exact: true })
@@ -133,6 +134,8 @@ describe.skipIf(!existsSync(CHROMIUM_PATH))('threaded wasm in the training worke
           expect(m, `badge title "${text}"`).not.toBeNull();
           expect(Number(m?.[1])).toBe(cores);
           expect([1, cores]).toContain(Number(m?.[4]));
+          // and the run took the calibration's choice, not the default
+          expect(badgeText).toMatch(new RegExp(`× ${m?.[4]} threads?$`));
         } else {
           expect(text).toContain('thread calibration: 1 (one logical core)');
         }

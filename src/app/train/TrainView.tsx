@@ -1,6 +1,6 @@
 // The Train view: pick a preset, a backend and a seed; run the whole pipeline in a Web Worker and watch the
 // student's gate (K̄ₘ, ρ, η), success, entropy and the SFT gradient cosine live, with the retirement marked.
-import { useDeferredValue, useEffect, useMemo } from 'react';
+import { useDeferredValue, useEffect, useMemo, useState } from 'react';
 import { applyOverrides, ConfigError, type ExperimentConfig } from '../../core/experiment/config';
 import { parseSeed } from '../../core/experiment/numberText';
 import type { Preset } from '../../core/experiment/preset';
@@ -17,6 +17,7 @@ import { runsStore, useRuns } from '../runs/storedRuns';
 import { RunsSection } from '../runs/RunsSection';
 import { RunSummaryPanel } from './RunSummaryPanel';
 import { runStore, useRun } from './liveRun';
+import { calibrationSettled } from '../worker/threadCalibration';
 import { trainSeries } from './trainSeries';
 import { ChartExplainers, KnobExplainers, TRAIN_CHARTS } from '../teaching/ChartExplainers';
 import { LiveTeachingPanel } from '../teaching/LazyLiveTeachingPanel';
@@ -82,13 +83,21 @@ function RunControls() {
   }, [resolved.preset, seedError, seedValue, overrides]);
   const active = isActive(status);
 
-  const start = () => {
-    if (!run.config) return;
+  // a Start clicked while the page still measures its wasm thread count waits for the measurement (a few seconds
+  // at most): the worker's thread count is fixed when it starts
+  const [starting, setStarting] = useState(false);
+  const start = async () => {
+    if (!run.config || starting) return;
+    const config = run.config;
     const lines = overrideLines(overrides);
-    // a stored run: saved in this browser as it goes (src/app/runs), resumable after a reload
-    void runsStore
-      .getState()
-      .startRun({ preset: presetName, overrides: lines, config: run.config, backendChoice: backend });
+    setStarting(true);
+    try {
+      await calibrationSettled();
+      // a stored run: saved in this browser as it goes (src/app/runs), resumable after a reload
+      await runsStore.getState().startRun({ preset: presetName, overrides: lines, config, backendChoice: backend });
+    } finally {
+      setStarting(false);
+    }
   };
 
   return (
@@ -97,7 +106,7 @@ function RunControls() {
       aria-label="run controls"
       onSubmit={(e) => {
         e.preventDefault();
-        start();
+        void start();
       }}
     >
       <div className="fields">
@@ -169,7 +178,13 @@ function RunControls() {
         </Field>
       </div>
       <div className="buttons">
-        <button type="submit" className="primary" data-testid="run-start" disabled={active || run.config === null}>
+        <button
+          type="submit"
+          className="primary"
+          data-testid="run-start"
+          disabled={active || starting || run.config === null}
+          title={starting ? "measuring this machine's wasm thread count first (a few seconds)" : undefined}
+        >
           Start
         </button>
         {status === 'paused' || status === 'pausing' ? (

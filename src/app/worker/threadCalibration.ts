@@ -2,12 +2,16 @@
 // one short-lived calibration worker per candidate (every core, then 1 thread; one after the other, so they do not
 // compete) times W1-shaped products (engine/threadCalibration.ts), and training workers then take the faster count
 // (workerThreads.ts). An explicit override wins: `?threads=N` in the page URL or localStorage `retirelab.wasmThreads`.
-// A run started before the calibration has finished takes the default (one thread per logical core).
+// The Train view's Start waits for a calibration still going (SETTLE_MS at most, then the default: one thread per
+// logical core), so a Start clicked as the page opens gets the measured count too; other starts (the queue) do not
+// wait and take the default until the calibration has its result.
 import { chooseThreads, type ThreadCalibration, type ThreadTiming } from '../../core/threadChoice';
 
 const OVERRIDE_KEY = 'retirelab.wasmThreads';
 /** a calibration worker that has not answered after this long counts as failed */
 const TIMEOUT_MS = 15_000;
+/** how long a Start waits for a calibration still going */
+const SETTLE_MS = 5_000;
 
 let result: ThreadCalibration | null = null;
 let running: Promise<ThreadCalibration> | null = null;
@@ -16,6 +20,20 @@ const listeners = new Set<() => void>();
 /** The calibration's result once it has one (null before). */
 export function threadCalibration(): ThreadCalibration | null {
   return result;
+}
+
+/** Resolves once the calibration has its result, after SETTLE_MS at most; at once when none was started. */
+export async function calibrationSettled(): Promise<void> {
+  if (result !== null || running === null) return;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    running.then(
+      () => undefined,
+      () => undefined,
+    ),
+    new Promise<void>((resolve) => (timer = setTimeout(resolve, SETTLE_MS))),
+  ]);
+  clearTimeout(timer);
 }
 
 /** Calls `f` when the calibration finishes; returns the unsubscribe function. */
