@@ -5,9 +5,23 @@
 //
 // Writes into the cache are a batched matMul with a 0/1 write matrix (no scatter, same on every backend), and
 // the cache is append-only, so a slot is written exactly once and K' = K + W·k.
+//
+// On wasm the cache is trimmed: it holds only the slots some row has filled (its extent grows as rows do; in a
+// shell rollout that is about a quarter of the capacity), a kernel writes the new slots (wasmKvWrite.ts), and the
+// two attention products run over the extent. The softmax still spans the whole capacity: XNNPACK's softmax sums
+// in SIMD lanes whose order depends on the row's length, so a shorter row could change the last bits. The slots
+// past the extent get the score a zero key gets on the full cache (0 + MASKED), and masked weights are exactly 0,
+// so every product sums the same terms in the same order, plus or minus trailing zeros: the logits are the same
+// bits as the full cache's (test/engine/kvCache.test.ts).
 import * as tf from '@tensorflow/tfjs';
 import { MASKED, matMul } from './layers';
 import type { PolicyModel } from './model';
+import { WASM_KV_WRITE_KERNEL } from './wasmKvWrite';
+
+/** whether caches on the active backend keep only the filled slots (wasm, where the kernel is registered) */
+function trimsCache(): boolean {
+  return tf.getBackend() === 'wasm' && tf.getKernel(WASM_KV_WRITE_KERNEL, 'wasm') !== undefined;
+}
 
 export class KVCache {
   private rowCount: number;
@@ -15,12 +29,17 @@ export class KVCache {
   readonly capacity: number;
   /** tokens held per row (host mirror; the next token of row b goes to slot/position lengths[b]) */
   private rowLengths: Int32Array;
-  private keys: tf.Tensor4D[] = []; // per layer [B, H, capacity, dh]
+  private keys: tf.Tensor4D[] = []; // per layer [B, H, extent, dh]
   private values: tf.Tensor4D[] = [];
+  /** whether the cache keeps only the filled slots (fixed at construction) */
+  private readonly trimmed: boolean;
+  /** slots held per row: the capacity, or (trimmed) at least every row's length and at least 1 */
+  private extent: number;
   private readonly model: PolicyModel;
   private disposed = false;
 
-  constructor(model: PolicyModel, batch: number, capacity = model.config.contextTokens) {
+  /** `trim`: keep only the filled slots (default: on wasm); false keeps the full layout everywhere */
+  constructor(model: PolicyModel, batch: number, capacity = model.config.contextTokens, trim = trimsCache()) {
     const c = model.config;
     if (!Number.isInteger(batch) || batch <= 0)
       throw new Error(`KVCache: batch must be a positive integer, got ${batch}`);
@@ -33,6 +52,10 @@ export class KVCache {
     this.rowCount = batch;
     this.capacity = capacity;
     this.rowLengths = new Int32Array(batch);
+    if (trim && !trimsCache())
+      throw new Error(`KVCache: a trimmed cache needs the wasm backend's ${WASM_KV_WRITE_KERNEL} kernel`);
+    this.trimmed = trim;
+    this.extent = this.trimmed ? 1 : capacity;
     this.allocate();
   }
 
@@ -74,7 +97,7 @@ export class KVCache {
 
   private allocate(): void {
     const { heads, width, layers } = this.model.config;
-    const shape: [number, number, number, number] = [this.batch, heads, this.capacity, width / heads];
+    const shape: [number, number, number, number] = [this.batch, heads, this.extent, width / heads];
     for (let l = 0; l < layers; l++) {
       this.keys.push(tf.zeros(shape));
       this.values.push(tf.zeros(shape));
@@ -86,6 +109,7 @@ export class KVCache {
     this.assertLive();
     this.release();
     this.rowLengths.fill(0);
+    if (this.trimmed) this.extent = 1;
     this.allocate();
   }
 
@@ -108,20 +132,30 @@ export class KVCache {
     if (counts.length !== B)
       throw new Error(`KVCache.append: counts has ${counts.length} entries, expected batch = ${B}`);
 
-    // host-built index tensors: positions [B·C], write matrix (1 where slot ← chunk token), additive mask [B, 1, C, cap], last-token selector [B, 1, C]
-    const pos = new Int32Array(B * C);
-    const toks = new Int32Array(B * C);
-    const H = m.config.heads;
-    // write matrix: [B, 1, cap, 1] for one token per row, else repeated per head on the host as [B, H, cap, C]
-    // (tfjs matMul's batch broadcasting pairs [B, 1]·[B, H] wrongly, and Tile is slow on wasm)
-    const write = new Float32Array(C === 1 ? B * cap : B * H * cap * C);
-    const mask = new Float32Array(B * C * cap).fill(MASKED);
-    const select = new Float32Array(B * C);
+    // slots held after this append: the capacity, or (trimmed) the longest row
+    let extent = this.extent;
     for (let b = 0; b < B; b++) {
       const n = counts[b] as number;
       const len = this.lengths[b] as number;
       if (n < 0 || n > C) throw new Error(`KVCache.append: counts[${b}] = ${n} is outside [0, ${C}]`);
       if (len + n > cap) throw new Error(`KVCache.append: row ${b} would hold ${len + n} tokens, capacity is ${cap}`);
+      extent = Math.max(extent, len + n);
+    }
+    const trimmed = this.trimmed;
+    // host-built index tensors: positions [B·C], write slots [B·C] (trimmed) or write matrix (1 where slot ← chunk
+    // token), additive mask [B, 1, C, cap], last-token selector [B, 1, C]
+    const pos = new Int32Array(B * C);
+    const toks = new Int32Array(B * C);
+    const H = m.config.heads;
+    // write matrix: [B, 1, cap, 1] for one token per row, else repeated per head on the host as [B, H, cap, C]
+    // (tfjs matMul's batch broadcasting pairs [B, 1]·[B, H] wrongly, and Tile is slow on wasm)
+    const write = trimmed ? new Float32Array(0) : new Float32Array(C === 1 ? B * cap : B * H * cap * C);
+    const slots = trimmed ? new Int32Array(B * C).fill(-1) : new Int32Array(0);
+    const mask = new Float32Array(B * C * cap).fill(MASKED);
+    const select = new Float32Array(B * C);
+    for (let b = 0; b < B; b++) {
+      const n = counts[b] as number;
+      const len = this.lengths[b] as number;
       for (let j = 0; j < C; j++) {
         const i = b * C + j;
         const live = j < n;
@@ -131,7 +165,8 @@ export class KVCache {
         if (live && !(t >= 0 && t < vocabSize))
           throw new Error(`KVCache.append: token ${t} at row ${b} is outside [0, ${vocabSize})`);
         toks[i] = t;
-        if (live && C === 1) write[b * cap + p] = 1;
+        if (live && trimmed) slots[i] = p;
+        else if (live && C === 1) write[b * cap + p] = 1;
         else if (live) for (let h = 0; h < H; h++) write[((b * H + h) * cap + p) * C + j] = 1;
         // query j of row b sees slots 0..p (padding queries see what the row holds; their outputs are unused)
         const visible = live ? p : Math.max(0, len + n - 1);
@@ -146,21 +181,35 @@ export class KVCache {
         tf.gather(m.posEmb, tf.tensor1d(pos, 'int32')),
       );
       let x = x0 as tf.Tensor2D; // [B·C, D]
-      // one new token per row: K' = K + w ⊙ k with w [B, 1, cap, 1] broadcast over heads (elementwise broadcasting
-      // is right); several: K' = K + W·k with W [B, H, cap, C]
-      const writeT = tf.tensor4d(write, C === 1 ? [B, 1, cap, 1] : [B, H, cap, C]);
-      const written = (kv: tf.Tensor4D): tf.Tensor4D =>
-        (C === 1 ? tf.mul(writeT, kv) : matMul(writeT, kv)) as tf.Tensor4D;
+      // trimmed: one kernel copies the cache into `extent` slots and adds k at its slots. Full: one new token per
+      // row: K' = K + w ⊙ k with w [B, 1, cap, 1] broadcast over heads (elementwise broadcasting is right);
+      // several: K' = K + W·k with W [B, H, cap, C]
+      const slotsT = trimmed ? tf.tensor1d(slots, 'int32') : null;
+      const writeT = trimmed ? null : tf.tensor4d(write, C === 1 ? [B, 1, cap, 1] : [B, H, cap, C]);
+      const written = (cache: tf.Tensor4D, kv: tf.Tensor4D): tf.Tensor4D =>
+        slotsT
+          ? (tf.engine().runKernel(WASM_KV_WRITE_KERNEL, { cache, kv, slots: slotsT }, { extent }) as tf.Tensor4D)
+          : (tf.add(cache, C === 1 ? tf.mul(writeT!, kv) : matMul(writeT!, kv)) as tf.Tensor4D);
       const maskT = tf.tensor4d(mask, [B, 1, C, cap]);
       const newKeys: tf.Tensor4D[] = [];
       const newValues: tf.Tensor4D[] = [];
       m.blocks.forEach((blk, l) => {
         const [q, k, v] = m.qkv(x, blk, B, C); // [B, H, C, dh]
-        const K = tf.add(this.keys[l] as tf.Tensor4D, written(k)) as tf.Tensor4D; // [B, H, cap, dh]
-        const V = tf.add(this.values[l] as tf.Tensor4D, written(v)) as tf.Tensor4D;
+        const K = written(this.keys[l] as tf.Tensor4D, k); // [B, H, extent, dh]
+        const V = written(this.values[l] as tf.Tensor4D, v);
         newKeys.push(K);
         newValues.push(V);
-        const att = tf.softmax(tf.add(matMul(q, K, false, true), maskT)); // [B, H, C, cap]
+        let scores = matMul(q, K, false, true) as tf.Tensor4D; // [B, H, C, extent]
+        // past the extent a full cache holds zero keys, whose scores are 0
+        if (extent < cap)
+          scores = tf.pad(scores, [
+            [0, 0],
+            [0, 0],
+            [0, 0],
+            [0, cap - extent],
+          ]);
+        let att = tf.softmax(tf.add(scores, maskT)) as tf.Tensor4D; // [B, H, C, cap]
+        if (extent < cap) att = tf.slice(att, [0, 0, 0, 0], [B, H, C, extent]);
         x = m.mlp(m.attnOut(x, matMul(att, V) as tf.Tensor4D, blk, B, C), blk);
       });
       // hidden state of each row's last new token: [B, 1, C] @ [B, C, D] → [B, D]
@@ -176,6 +225,7 @@ export class KVCache {
     this.release();
     this.keys = result.newKeys;
     this.values = result.newValues;
+    this.extent = extent;
     for (let b = 0; b < B; b++) this.rowLengths[b] = (this.rowLengths[b] as number) + (counts[b] as number);
     return result.logits;
   }

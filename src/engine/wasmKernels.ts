@@ -7,6 +7,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { wasmAdamKernelConfig } from './wasmAdam';
 import { batchMatMulKernel } from './wasmBatchMatMul';
+import { wasmKvWriteKernelConfig } from './wasmKvWrite';
 
 type TypedArray = Float32Array | Int32Array | Uint8Array;
 interface WasmBackendLike {
@@ -60,7 +61,10 @@ function sliceInto(
 
 let installed = false;
 
-/** Replaces the wasm Slice, SplitV, Unpack, GatherV2, OneHot and BatchMatMul kernels (idempotent). Call after the wasm backend is registered. */
+/**
+ * Replaces the wasm Slice, SplitV, Unpack, GatherV2, OneHot and BatchMatMul kernels and adds the Adam-step and
+ * KV-write kernels (idempotent). Call after the wasm backend is registered.
+ */
 export function installWasmKernelFixes(): void {
   if (installed) return;
   const stock = (name: string): tf.KernelConfig => {
@@ -177,5 +181,7 @@ export function installWasmKernelFixes(): void {
   replace(batchMatMul, batchMatMulKernel(batchMatMul.kernelFunc));
   // one kernel per variable for an Adam step, bit-identical to tfjs's composed update (wasmAdam.ts)
   tf.registerKernel(wasmAdamKernelConfig);
+  // one kernel for a KV-cache write into a row-trimmed cache (wasmKvWrite.ts, kvCache.ts)
+  tf.registerKernel(wasmKvWriteKernelConfig);
   installed = true;
 }

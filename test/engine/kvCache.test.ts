@@ -132,6 +132,73 @@ describe.each(['cpu', 'wasm'] as const)('KVCache on %s', (backend) => {
     cache.dispose();
   });
 
+  it.runIf(backend === 'wasm')(
+    'keeps only the filled slots on wasm, and its logits are the same bits as the full-capacity cache',
+    () => {
+      // a capacity past the reference matMul's 48-slot block and prefill chunks of ≥ 12 tokens (the XNNPACK route)
+      const wide = new PolicyModel({ ...config, contextTokens: 64 }, 11, 'kv-wide');
+      wide.setWeights(
+        wide.getWeightsSync().map((r) => ({ ...r, data: r.name.endsWith('/g') ? r.data : r.data.map((v) => v * 25) })),
+      );
+      const rng = new SeededRandom(9);
+      const B = 3;
+      const lengths = [55, 20, 41];
+      const sequences = lengths.map((n) => Array.from({ length: n }, () => rng.nextUint32() % config.vocabSize));
+      const schedule = [
+        [14, 3, 12],
+        [1, 1, 1],
+        [7, 0, 13],
+        [1, 1, 0],
+      ];
+      const run = (trim: boolean): number[] => {
+        const cache = new KVCache(wide, B, 60, trim);
+        const before = tf.memory().numTensors;
+        let fed = new Int32Array(B);
+        let lens = lengths.slice();
+        let seqs = sequences.slice();
+        const out: number[] = [];
+        for (let step = 0; fed.some((f, b) => f < (lens[b] as number)); step++) {
+          const plan = schedule[step % schedule.length] as number[];
+          const counts = Int32Array.from(plan, (n, b) => Math.min(n, (lens[b] as number) - (fed[b] as number)));
+          const C = Math.max(1, ...counts);
+          const toks = new Int32Array(B * C);
+          for (let b = 0; b < B; b++)
+            for (let j = 0; j < (counts[b] as number); j++)
+              toks[b * C + j] = (seqs[b] as number[])[(fed[b] as number) + j] as number;
+          const logits = cache.append(toks, counts, C);
+          const data = logits.dataSync();
+          logits.dispose();
+          counts.forEach((n, b) => {
+            if (n > 0) out.push(...data.subarray(b * config.vocabSize, (b + 1) * config.vocabSize));
+            fed[b] = (fed[b] as number) + n;
+          });
+          if (step === 5) {
+            // rows in a new order: cache row i is the old row order[i]
+            const order = [2, 0, 1];
+            cache.keepRows(order);
+            fed = Int32Array.from(order, (r) => fed[r] as number);
+            lens = order.map((r) => lens[r] as number);
+            seqs = order.map((r) => seqs[r] as number[]);
+          }
+        }
+        expect(tf.memory().numTensors).toBe(before);
+        cache.dispose();
+        return out;
+      };
+      const full = run(false);
+      const trimmed = run(true);
+      expect(trimmed.length).toBe(full.length);
+      expect(trimmed.length).toBeGreaterThan(25 * config.vocabSize);
+      // bit for bit: toEqual on numbers tells −0 from +0 and NaN from anything
+      expect(trimmed).toEqual(full);
+      wide.dispose();
+    },
+  );
+
+  it.runIf(backend === 'cpu')('refuses a trimmed cache where the wasm write kernel is not the backend', () => {
+    expect(() => new KVCache(model, 2, 4, true)).toThrow(/needs the wasm backend's RetireKVWrite kernel/);
+  });
+
   it('rejects a row that would overflow its capacity, naming the row', () => {
     const cache = new KVCache(model, 2, 4);
     expect(() => cache.append(new Int32Array([1, 2, 3, 4, 5, 0, 0, 0, 0, 0]), new Int32Array([5, 0]), 5)).toThrow(
