@@ -15,6 +15,29 @@ function fullLogits(model: PolicyModel, seqs: number[][], T: number): Float32Arr
   return tf.tidy(() => model.forward(tf.tensor2d(flat, [seqs.length, T], 'int32'))).dataSync() as Float32Array;
 }
 
+/**
+ * One append of a chunk schedule: row b gets min(plan[b], what it has left) of its next tokens. Returns the counts
+ * fed and the logits [B, V] at each row's last fed token, as a host array.
+ */
+function feed(
+  cache: KVCache,
+  plan: readonly number[],
+  seqs: readonly (readonly number[])[],
+  fed: Int32Array,
+): { counts: Int32Array; logits: Float32Array } {
+  const B = seqs.length;
+  const counts = Int32Array.from(plan, (n, b) => Math.min(n, (seqs[b] as number[]).length - (fed[b] as number)));
+  const C = Math.max(1, ...counts);
+  const toks = new Int32Array(B * C);
+  for (let b = 0; b < B; b++)
+    for (let j = 0; j < (counts[b] as number); j++)
+      toks[b * C + j] = (seqs[b] as number[])[(fed[b] as number) + j] as number;
+  const out = cache.append(toks, counts, C);
+  const logits = out.dataSync() as Float32Array;
+  out.dispose();
+  return { counts, logits };
+}
+
 function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
   let m = 0;
   for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs((a[i] as number) - (b[i] as number)));
@@ -60,18 +83,8 @@ describe.each(['cpu', 'wasm'] as const)('KVCache on %s', (backend) => {
     let checked = 0;
     let step = 0;
     while (fed.some((f, b) => f < (lens[b] as number))) {
-      const plan = schedule[step % schedule.length] as number[];
+      const { counts, logits: got } = feed(cache, schedule[step % schedule.length] as number[], seqs, fed);
       step++;
-      const counts = new Int32Array(B);
-      for (let b = 0; b < B; b++) counts[b] = Math.min(plan[b] as number, (lens[b] as number) - (fed[b] as number));
-      const C = Math.max(1, ...counts);
-      const toks = new Int32Array(B * C);
-      for (let b = 0; b < B; b++)
-        for (let j = 0; j < (counts[b] as number); j++)
-          toks[b * C + j] = (seqs[b] as number[])[(fed[b] as number) + j] as number;
-      const logits = cache.append(toks, counts, C);
-      const got = logits.dataSync();
-      logits.dispose();
       for (let b = 0; b < B; b++) {
         const n = counts[b] as number;
         if (n === 0) continue;
@@ -154,20 +167,10 @@ describe.each(['cpu', 'wasm'] as const)('KVCache on %s', (backend) => {
         const cache = new KVCache(wide, B, 60, trim);
         const before = tf.memory().numTensors;
         let fed = new Int32Array(B);
-        let lens = lengths.slice();
         let seqs = sequences.slice();
         const out: number[] = [];
-        for (let step = 0; fed.some((f, b) => f < (lens[b] as number)); step++) {
-          const plan = schedule[step % schedule.length] as number[];
-          const counts = Int32Array.from(plan, (n, b) => Math.min(n, (lens[b] as number) - (fed[b] as number)));
-          const C = Math.max(1, ...counts);
-          const toks = new Int32Array(B * C);
-          for (let b = 0; b < B; b++)
-            for (let j = 0; j < (counts[b] as number); j++)
-              toks[b * C + j] = (seqs[b] as number[])[(fed[b] as number) + j] as number;
-          const logits = cache.append(toks, counts, C);
-          const data = logits.dataSync();
-          logits.dispose();
+        for (let step = 0; fed.some((f, b) => f < (seqs[b] as number[]).length); step++) {
+          const { counts, logits: data } = feed(cache, schedule[step % schedule.length] as number[], seqs, fed);
           counts.forEach((n, b) => {
             if (n > 0) out.push(...data.subarray(b * config.vocabSize, (b + 1) * config.vocabSize));
             fed[b] = (fed[b] as number) + n;
@@ -177,7 +180,6 @@ describe.each(['cpu', 'wasm'] as const)('KVCache on %s', (backend) => {
             const order = [2, 0, 1];
             cache.keepRows(order);
             fed = Int32Array.from(order, (r) => fed[r] as number);
-            lens = order.map((r) => lens[r] as number);
             seqs = order.map((r) => seqs[r] as number[]);
           }
         }
