@@ -118,14 +118,21 @@ describe('stored runs in a real browser', { shuffle: false }, () => {
 
   it('keeps a run through a reload and resumes it to the same numbers as an uninterrupted run', async () => {
     await page.getByTestId('run-start').click();
-    const progress = page.getByTestId('run-progress');
-    const studentStep = async () => {
-      const t = (await progress.allTextContents())[0] ?? '';
-      const m = /student (\d+)\//.exec(t);
-      return m ? Number(m[1]) : -1;
-    };
-    await expect.poll(studentStep, { timeout: 120_000, interval: 100 }).toBeGreaterThanOrEqual(7);
-    await page.getByRole('button', { name: 'Pause' }).click();
+    // Pause is clicked in the page the moment the progress reads student step 7: a smoke student step takes tens of
+    // milliseconds, so a click from here, after a poll, could come after the run's last step
+    await page.evaluate(
+      () =>
+        new Promise<void>((resolve) => {
+          new MutationObserver((_, observer) => {
+            const m = /student (\d+)\//.exec(document.querySelector('[data-testid="run-progress"]')?.textContent ?? '');
+            const pause = [...document.querySelectorAll('button')].find((b) => b.textContent === 'Pause');
+            if (!m || Number(m[1]) < 7 || !pause) return;
+            observer.disconnect();
+            pause.click();
+            resolve();
+          }).observe(document.body, { subtree: true, childList: true, characterData: true });
+        }),
+    );
     await expect.poll(() => status().textContent(), { timeout: 30_000, interval: 100 }).toBe('paused');
     const row = rows().first();
     const runId = (await row.getAttribute('data-run-id'))!;
