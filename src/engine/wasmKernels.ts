@@ -10,7 +10,8 @@ import { batchMatMulKernel } from './wasmBatchMatMul';
 import { wasmKvWriteKernelConfig } from './wasmKvWrite';
 
 type TypedArray = Float32Array | Int32Array | Uint8Array;
-interface WasmBackendLike {
+/** the parts of tfjs-backend-wasm's backend these kernels use (not in its public types) */
+export interface WasmBackendLike {
   makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
   typedArrayFromHeap(t: tf.TensorInfo): TypedArray;
 }

@@ -1,18 +1,14 @@
 // One wasm kernel for a KV-cache write: copy a row-trimmed cache into a wider one and add the new keys (or values)
-// at their slots, instead of the portable path's three passes over the whole cache (pad, multiply by a 0/1 write
-// matrix, add). Bit-identical to that path: a slot is written once, it held +0 before, and the kernel performs the
-// same float32 addition, old + new (so a written −0 becomes +0 there too); every other slot is copied unchanged,
-// which is what old + 0·k gives for the finite values a cache holds.
+// at their slots, instead of the portable path's passes over the whole cache (multiply the new keys by a 0/1 write
+// matrix, add that to the cache). Bit-identical to that path: a slot is written once, it held +0 before, and the
+// kernel performs the same float32 addition, old + new (so a written −0 becomes +0 there too); every other slot is
+// copied unchanged, which is what old + 0·k gives for the finite values a cache holds.
 //   'RetireKVWrite' cache [B, H, e0, dh], kv [B, H, C, dh], slots int32 [B·C] (−1: chunk token not written)
 //   → [B, H, extent, dh] with extent ≥ e0, every slot < extent
 import * as tf from '@tensorflow/tfjs';
+import type { WasmBackendLike } from './wasmKernels';
 
 export const WASM_KV_WRITE_KERNEL = 'RetireKVWrite';
-
-interface WasmBackendLike {
-  makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
-  typedArrayFromHeap(t: tf.TensorInfo): Float32Array | Int32Array;
-}
 
 const kvWrite: tf.KernelFunc = ({ inputs, backend, attrs }) => {
   const { extent } = attrs as unknown as { extent: number };

@@ -17,18 +17,23 @@ function randn(n: number, seed: number): Float32Array {
   return Float32Array.from({ length: n }, () => r.normal());
 }
 
-/**
- * op(a)·op(b) per batch slice, each output entry summed by `dot` from its K products (`term(k)`, exact in float64);
- * a, b stored row-major with the given shapes, a batch of 1 broadcasts.
- */
-function slicewise(
+/** a product's operands: a, its shape, b, its shape, transposeA, transposeB (shapes [batch, rows, cols]) */
+type Operands = [
   a: Float32Array,
   sa: readonly number[],
   b: Float32Array,
   sb: readonly number[],
   ta: boolean,
   tb: boolean,
+];
+
+/**
+ * op(a)·op(b) per batch slice, each output entry summed by `dot` from its K products (`term(k)`, exact in float64);
+ * a, b stored row-major with the given shapes, a batch of 1 broadcasts.
+ */
+function slicewise(
   dot: (term: (k: number) => number, K: number) => number,
+  ...[a, sa, b, sb, ta, tb]: Operands
 ): number[] {
   const [ba, ra, ca] = sa as [number, number, number];
   const [bb, rb, cb] = sb as [number, number, number];
@@ -53,20 +58,13 @@ function slicewise(
 }
 
 /** float64 op(a)·op(b) */
-function reference(
-  a: Float32Array,
-  sa: readonly number[],
-  b: Float32Array,
-  sb: readonly number[],
-  ta: boolean,
-  tb: boolean,
-): Float64Array {
+function reference(...p: Operands): Float64Array {
   const sum = (term: (k: number) => number, K: number): number => {
     let s = 0;
     for (let k = 0; k < K; k++) s += term(k);
     return s;
   };
-  return Float64Array.from(slicewise(a, sa, b, sb, ta, tb, sum));
+  return Float64Array.from(slicewise(sum, ...p));
 }
 
 /**
@@ -74,14 +72,7 @@ function reference(
  * STOCK_BLOCK, each block's products added in order from 0, each block's sum then added to the output (Math.fround
  * after every operation gives IEEE single precision exactly; a product of two float32 values is exact in float64).
  */
-function stockBits(
-  a: Float32Array,
-  sa: readonly number[],
-  b: Float32Array,
-  sb: readonly number[],
-  ta: boolean,
-  tb: boolean,
-): Float32Array {
+function stockBits(...p: Operands): Float32Array {
   const f = Math.fround;
   const blocked = (term: (k: number) => number, K: number): number => {
     let o = 0;
@@ -92,7 +83,7 @@ function stockBits(
     }
     return o;
   };
-  return Float32Array.from(slicewise(a, sa, b, sb, ta, tb, blocked));
+  return Float32Array.from(slicewise(blocked, ...p));
 }
 
 /** max |got − want| / max |want| */
