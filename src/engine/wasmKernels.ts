@@ -7,14 +7,8 @@
 import * as tf from '@tensorflow/tfjs';
 import { wasmAdamKernelConfig } from './wasmAdam';
 import { batchMatMulKernel } from './wasmBatchMatMul';
+import type { WasmBackendLike } from './wasmBackendLike';
 import { wasmKvWriteKernelConfig } from './wasmKvWrite';
-
-type TypedArray = Float32Array | Int32Array | Uint8Array;
-/** the parts of tfjs-backend-wasm's backend these kernels use (not in its public types) */
-export interface WasmBackendLike {
-  makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
-  typedArrayFromHeap(t: tf.TensorInfo): TypedArray;
-}
 
 function strides(shape: readonly number[]): number[] {
   const s = new Array<number>(shape.length).fill(1);

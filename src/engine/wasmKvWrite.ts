@@ -6,7 +6,7 @@
 //   'RetireKVWrite' cache [B, H, e0, dh], kv [B, H, C, dh], slots int32 [B·C] (−1: chunk token not written)
 //   → [B, H, extent, dh] with extent ≥ e0, every slot < extent
 import * as tf from '@tensorflow/tfjs';
-import type { WasmBackendLike } from './wasmKernels';
+import type { WasmBackendLike } from './wasmBackendLike';
 
 export const WASM_KV_WRITE_KERNEL = 'RetireKVWrite';
 

@@ -1,0 +1,8 @@
+// The parts of tfjs-backend-wasm's backend that the lab's JavaScript wasm kernels use (not in its public types):
+// allocating an output and viewing a tensor's data in the wasm heap.
+import type * as tf from '@tensorflow/tfjs';
+
+export interface WasmBackendLike {
+  makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
+  typedArrayFromHeap(t: tf.TensorInfo): Float32Array | Int32Array | Uint8Array;
+}
