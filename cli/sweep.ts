@@ -308,8 +308,9 @@ async function sweep(argv: string[], io: CliIo, options: SweepOptions = {}): Pro
     ...runs.map((run) => ({ run, dir: join(out, slug(run.label)) })),
     ...(options.riders ?? []),
   ];
-  // a lane's follower that leaves its leader is handed to the sweep's first free lane: its state goes into its
-  // folder, the sweep is told, and this lane skips it (false: the hand-off failed, it continues here)
+  // a lane's follower that leaves its leader is handed to the sweep, for a lane that comes free: its state goes into
+  // its folder, the sweep is told (with the step it left at), and this lane skips it (false: the hand-off failed, it
+  // continues here)
   const handedOff = new Map<string, Promise<boolean>>();
   const indexOf = new Map([...numberOf].map(([label, n]) => [rideKey(join(out, slug(label))), n - 1]));
   const onDetached =
@@ -321,7 +322,7 @@ async function sweep(argv: string[], io: CliIo, options: SweepOptions = {}): Pro
           // after the leader's step has returned (no tensor scope of its own is open then)
           const written = new Promise((r) => setTimeout(r, 0))
             .then(() => writeDetachedState(ride.folder, end.resume))
-            .then(() => tellSweep({ type: 'detached', index }))
+            .then(() => tellSweep({ type: 'detached', index, step: end.step }))
             .then(
               () => true,
               (e: unknown) => {

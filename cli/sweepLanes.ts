@@ -1,7 +1,7 @@
 // A sweep's lanes: `npm run sweep -- --jobs N` splits the sweep's runs into groups that share no work with each other
 // and sweeps each group in a Node process of its own (the same command with --part), at most N at once. On wasm
-// a Node process trains on one core, and a member axis would not make a step cheaper there (a W1 step is ~450
-// kernels of ~2 ms each: compute, not dispatch overhead), so the other cores are what makes a sweep faster.
+// a Node process trains on one core, and a member axis would not make a step cheaper there (K members' rows cost
+// about K steps: bench/memberBatching.ts), so the other cores are what makes a sweep faster.
 // Grouping keeps every sharing the sweep does alone that still leaves N groups: runs with one config prefix (the
 // demonstrations, SFT and teacher stages) stay together when there are at least N such prefixes; otherwise groups
 // are trajectory keys (a leader and the runs that can ride along it), and each group trains its prefix itself (the
@@ -72,39 +72,56 @@ export function parsePart(raw: string, total: number): number[] {
   return indices;
 }
 
-/** A lane's work: runs of the sweep (indices) to sweep, or one run to continue from where it left its leader. */
+/**
+ * A lane's work: runs of the sweep (indices) to sweep, or one run to continue from where it left its leader, with
+ * the student steps it has left.
+ */
 export interface LaneTask {
   part: readonly number[];
   continuation: boolean;
+  stepsLeft?: number;
 }
 
 /**
  * Run `tasks` through `start`, at most `jobs` at once, each lane taking the next task when its last one ends. A
- * running task may `enqueue` more (a follower that left its leader, to continue in whichever lane is free first):
- * they go before the tasks not yet started, which keeps the tail short. No task starts once `stopped()` is true.
- * Resolves to each started task's exit code, in the order they ended.
+ * running task may `enqueue` more (a follower that left its leader, to continue in whichever lane is free first).
+ * Tasks not yet started go first, since each may enqueue more once it runs: starting them early exposes that work
+ * while every lane is still busy, instead of leaving one lane idle at the end while the last group trains the steps
+ * its follower shares. Enqueued tasks then go largest `size` first (ties in the order enqueued), which packs the tail
+ * of known lengths. No task starts once `stopped()` is true. Resolves to each started task's exit code, in the order
+ * they ended.
  */
 export async function runLanes<T>(
   tasks: readonly T[],
   jobs: number,
   start: (task: T, lane: number, enqueue: (task: T) => void) => Promise<number>,
   stopped: () => boolean = () => false,
+  size: (task: T) => number = () => 0,
 ): Promise<{ task: T; code: number }[]> {
   const queue = [...tasks];
+  const enqueued: T[] = [];
   const ended: { task: T; code: number }[] = [];
   const waiting: (() => void)[] = [];
   const wake = (): void => {
     for (const w of waiting.splice(0)) w();
   };
   const enqueue = (task: T): void => {
-    queue.unshift(task);
+    enqueued.push(task);
     wake();
+  };
+  const next = (): T | undefined => {
+    if (queue.length > 0) return queue.shift();
+    let best = -1;
+    enqueued.forEach((task, k) => {
+      if (best < 0 || size(task) > size(enqueued[best]!)) best = k;
+    });
+    return best < 0 ? undefined : enqueued.splice(best, 1)[0];
   };
   let active = 0;
   const lane = async (k: number): Promise<void> => {
     for (;;) {
       if (stopped()) return;
-      const task = queue.shift();
+      const task = next();
       if (task === undefined) {
         // nothing to take: done once no running task can enqueue more
         if (active === 0) return;
@@ -124,17 +141,22 @@ export async function runLanes<T>(
   return ended;
 }
 
-/** What a lane tells its sweep: run `index` left its leader, its state is in its folder to be continued. */
+/**
+ * What a lane tells its sweep: run `index` left its leader after student step `step`, its state is in its folder to
+ * be continued.
+ */
 export interface LaneMessage {
   type: 'detached';
   index: number;
+  step: number;
 }
 
 const isLaneMessage = (m: unknown): m is LaneMessage =>
   typeof m === 'object' &&
   m !== null &&
   (m as LaneMessage).type === 'detached' &&
-  Number.isSafeInteger((m as LaneMessage).index);
+  Number.isSafeInteger((m as LaneMessage).index) &&
+  Number.isSafeInteger((m as LaneMessage).step);
 
 /**
  * Start one lane: `npm run sweep` (node --import tsx cli/sweep.ts) with `argv`, in the repository root, its stderr
@@ -236,7 +258,8 @@ export function laneArgv(values: Readonly<Record<string, unknown>>, lane: { out:
 
 /**
  * The sweep's runs in lanes, at most `jobs` processes at once: each group in a lane, and each follower that leaves
- * its leader continued in the first lane free (its leader's lane goes on with the leader). A first Ctrl-C or
+ * its leader continued in a lane that comes free once every group has started, the most steps left first (its
+ * leader's lane goes on with the leader). A first Ctrl-C or
  * SIGTERM is passed to the running lanes (each stops its run at a step boundary with a checkpoint) and starts no
  * further one; a second quits. Returns the runs the lanes finished, in sweep order, and whether every run completed.
  */
@@ -271,9 +294,15 @@ export async function sweepInLanes(
           argvOf(task),
           children,
           (t) => io.stderr(t),
-          (m) => enqueue({ part: [m.index], continuation: true }),
+          (m) =>
+            enqueue({
+              part: [m.index],
+              continuation: true,
+              stepsLeft: Math.max(0, (runs[m.index]?.config.student.steps ?? 0) - m.step),
+            }),
         ),
       () => stopped,
+      (task) => task.stepsLeft ?? 0,
     );
   } finally {
     removeHandler();

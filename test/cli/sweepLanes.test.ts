@@ -122,8 +122,9 @@ describe('runLanes', () => {
     );
   });
 
-  it('gives a task enqueued while others run to the first free lane, before the tasks not yet started', async () => {
-    // lane 0 runs task 1 (long) and enqueues 10 while lane 1 runs task 2; lane 1 then takes 10 before 3
+  it('starts the tasks not yet started before a task enqueued while others run', async () => {
+    // lane 0 runs task 1 (long) and enqueues 10 while lane 1 runs task 2; lane 1 then takes 3 (which may enqueue
+    // work of its own) before 10
     const order: number[] = [];
     const ended = await runLanes([1, 2, 3], 2, async (task, _lane, enqueue) => {
       order.push(task);
@@ -134,8 +135,25 @@ describe('runLanes', () => {
       } else await new Promise((r) => setTimeout(r, 10));
       return 0;
     });
-    expect(order).toEqual([1, 2, 10, 3]);
+    expect(order).toEqual([1, 2, 3, 10]);
     expect(ended).toHaveLength(4);
+  });
+
+  it('takes the enqueued tasks largest size first, ties in the order they were enqueued', async () => {
+    // one lane: task 0 enqueues four tasks of sizes 5, 9, 5 and 7 (the task number's tens digit is its size)
+    const order: number[] = [];
+    await runLanes(
+      [0],
+      1,
+      async (task, _lane, enqueue) => {
+        order.push(task);
+        if (task === 0) for (const t of [51, 91, 52, 71]) enqueue(t);
+        return 0;
+      },
+      () => false,
+      (task) => Math.floor(task / 10),
+    );
+    expect(order).toEqual([0, 91, 71, 51, 52]);
   });
 
   it('keeps an idle lane waiting while a running task may still enqueue work', async () => {
