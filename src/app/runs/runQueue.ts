@@ -1,8 +1,9 @@
 // The run queue: a preset (sweep presets included) × axes × seeds, expanded and ordered by the core's sweep code
 // (expandSweep, runSweep: the same runs, labels, points and temperature matching as `npm run sweep`), each a stored
 // run in a training worker: one after another, or — given two lanes (storedRuns.ts: where the machine has
-// ≥ 4 cores) and no temperature matching, whose arms depend on each other — two at a time, in queue order. The queue itself is stored after every change, so a reload
-// picks it up: finished runs are kept, an interrupted one resumes from its checkpoint, the rest start fresh.
+// ≥ 2 cores) and no temperature matching, whose arms depend on each other — two at a time, in queue order. The queue
+// itself is stored after every change, so a reload picks it up: finished runs are kept, an interrupted one resumes
+// from its checkpoint, the rest start fresh.
 import { applyOverrides, ConfigError } from '../../core/experiment/config';
 import { configFileReferenceErrors } from '../../core/experiment/fileReference';
 import type { Preset } from '../../core/experiment/preset';

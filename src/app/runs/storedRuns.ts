@@ -34,14 +34,15 @@ export const runsStore = createRunsStore(runRepository, runStore, storageEstimat
 if (channel) channel.onmessage = (event: MessageEvent<RunChannelMessage>) => runsStore.getState().remote(event.data);
 
 /**
- * Where the machine allows (≥ 4 logical cores), a queue runs two runs at a time: the second lane is a runs store
- * with its own worker, whose wasm takes half the cores (the worker reads its thread count from its name). On fewer
- * cores two runs would only share the same cores and each take twice as long.
+ * Where the machine has a second core, a queue runs two runs at a time: the second lane is a runs store with its own
+ * worker, whose wasm takes half the cores (the worker reads its thread count from its name). On two cores each run
+ * then has one core: two lanes there finish a queue sooner than one, though not twice as fast (the two runs share
+ * the cores' caches and memory).
  */
 let secondLane: RunsStore | null = null;
 function queueLanes(queue: RunQueue): RunsStore[] {
   // temperature-matched arms depend on each other: those queues run one at a time (runQueue.ts)
-  if (logicalCores < 4 || queue.spec.matchTemperature) return [];
+  if (logicalCores < 2 || queue.spec.matchTemperature) return [];
   shareCores(2);
   secondLane ??= createRunsStore(runRepository, createRunStore(newTrainingWorker), storageEstimate, Date.now, sharing);
   return [secondLane];
