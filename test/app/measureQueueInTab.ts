@@ -6,90 +6,64 @@
 // from the queue's Start click to the queue's "done" (timed in the page), the page's main-thread long tasks in that
 // time (count, the longest, their sum, ms), each item's status, and the page errors. Set it beside
 // `npm run sweep -- --preset P --seeds S --vary AXIS --backend wasm` in the same sitting.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { launchChromium } from '../support/chromium';
-import { buildAndPreview } from './previewBuild';
+import { recordLongTasks, withPreviewPage } from './previewBuild';
 
 const preset = process.argv[2] ?? 'retire-shell';
 const seeds = process.argv[3] ?? '0,1';
 const axis = process.argv[4] ?? 'student.schedule=adaptive,never';
-const work = mkdtempSync(join(tmpdir(), 'retirelab-queue-tab-'));
 
-try {
-  const server = await buildAndPreview(join(work, 'dist'));
-  const browser = await launchChromium();
-  try {
-    const page = await browser.newPage();
-    page.setDefaultTimeout(3_600_000);
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    // tsx names the functions it compiles with a helper (__name) that the page lacks
-    await page.addInitScript('globalThis.__name = (f) => f');
-    await page.addInitScript(() => {
-      const w = window as unknown as { __longTasks: { start: number; duration: number }[] };
-      w.__longTasks = [];
-      new PerformanceObserver((list) => {
-        for (const e of list.getEntries()) w.__longTasks.push({ start: e.startTime, duration: e.duration });
-      }).observe({ type: 'longtask', buffered: true });
+await withPreviewPage(3_600_000, async (page, url, pageErrors) => {
+  await recordLongTasks(page);
+  await page.goto(`${url}#train?preset=${preset}&backend=wasm`);
+  await page.getByRole('heading', { name: 'Train', level: 2 }).waitFor();
+  await page.getByTestId('queue-open').click();
+  const presetSelect = page.getByLabel('queue preset');
+  await presetSelect.getByRole('option', { name: preset }).waitFor({ state: 'attached' });
+  await presetSelect.selectOption(preset);
+  await page.getByLabel('queue seeds').fill(seeds);
+  await page.getByLabel('queue axes').fill(axis);
+  await page.getByLabel('queue backend').selectOption('wasm');
+  // the clock runs in the page: from the click until the queue reads "done" (a MutationObserver, so no polling
+  // from here adds work to the page)
+  await page.evaluate(() => {
+    const w = window as unknown as { __done: Promise<number>; __t0: number };
+    w.__done = new Promise((resolve) => {
+      const check = () => {
+        if (document.querySelector('[data-testid="queue"]')?.getAttribute('data-state') === 'done')
+          resolve(performance.now());
+      };
+      new MutationObserver(check).observe(document.body, { subtree: true, attributes: true, childList: true });
     });
-    await page.goto(`${server.url}#train?preset=${preset}&backend=wasm`);
-    await page.getByRole('heading', { name: 'Train', level: 2 }).waitFor();
-    await page.getByTestId('queue-open').click();
-    const presetSelect = page.getByLabel('queue preset');
-    await presetSelect.getByRole('option', { name: preset }).waitFor({ state: 'attached' });
-    await presetSelect.selectOption(preset);
-    await page.getByLabel('queue seeds').fill(seeds);
-    await page.getByLabel('queue axes').fill(axis);
-    await page.getByLabel('queue backend').selectOption('wasm');
-    // the clock runs in the page: from the click until the queue reads "done" (a MutationObserver, so no polling
-    // from here adds work to the page)
-    await page.evaluate(() => {
-      const w = window as unknown as { __done: Promise<number>; __t0: number };
-      w.__done = new Promise((resolve) => {
-        const check = () => {
-          if (document.querySelector('[data-testid="queue"]')?.getAttribute('data-state') === 'done')
-            resolve(performance.now());
-        };
-        new MutationObserver(check).observe(document.body, { subtree: true, attributes: true, childList: true });
-      });
-      document.addEventListener('click', () => (w.__t0 = performance.now()), { capture: true });
-    });
-    await page.getByTestId('queue-start').click();
-    const { t0, t1 } = await page.evaluate(async () => {
-      const w = window as unknown as { __done: Promise<number>; __t0: number };
-      return { t1: await w.__done, t0: w.__t0 };
-    });
-    const longTasks = await page.evaluate(
-      ({ from, to }) =>
-        (window as unknown as { __longTasks: { start: number; duration: number }[] }).__longTasks
-          .filter((t) => t.start >= from && t.start <= to)
-          .map((t) => t.duration),
-      { from: t0, to: t1 },
-    );
-    const items = await page
-      .getByTestId('queue-item')
-      .evaluateAll((els) => els.map((e) => `${e.getAttribute('data-status')}: ${e.textContent?.trim() ?? ''}`));
-    console.log(
-      JSON.stringify({
-        preset,
-        seeds,
-        axis,
-        secondsClickToDone: Math.round((t1 - t0) / 100) / 10,
-        longTasks: {
-          count: longTasks.length,
-          maxMs: Math.round(Math.max(0, ...longTasks)),
-          sumMs: Math.round(longTasks.reduce((a, b) => a + b, 0)),
-        },
-        items,
-        pageErrors: errors,
-      }),
-    );
-  } finally {
-    await browser.close();
-    await server.close();
-  }
-} finally {
-  rmSync(work, { recursive: true, force: true });
-}
+    document.addEventListener('click', () => (w.__t0 = performance.now()), { capture: true });
+  });
+  await page.getByTestId('queue-start').click();
+  const { t0, t1 } = await page.evaluate(async () => {
+    const w = window as unknown as { __done: Promise<number>; __t0: number };
+    return { t1: await w.__done, t0: w.__t0 };
+  });
+  const longTasks = await page.evaluate(
+    ({ from, to }) =>
+      (window as unknown as { __longTasks: { start: number; duration: number }[] }).__longTasks
+        .filter((t) => t.start >= from && t.start <= to)
+        .map((t) => t.duration),
+    { from: t0, to: t1 },
+  );
+  const items = await page
+    .getByTestId('queue-item')
+    .evaluateAll((els) => els.map((e) => `${e.getAttribute('data-status')}: ${e.textContent?.trim() ?? ''}`));
+  console.log(
+    JSON.stringify({
+      preset,
+      seeds,
+      axis,
+      secondsClickToDone: Math.round((t1 - t0) / 100) / 10,
+      longTasks: {
+        count: longTasks.length,
+        maxMs: Math.round(Math.max(0, ...longTasks)),
+        sumMs: Math.round(longTasks.reduce((a, b) => a + b, 0)),
+      },
+      items,
+      pageErrors,
+    }),
+  );
+});

@@ -1,8 +1,12 @@
 // The production build served as `vite preview` serves it (the app's own headers), for the measuring scripts that
-// time the page as a user gets it (measureLongTasks.ts, measureReplayInTab.ts, measureImportInTab.ts).
+// time the page as a user gets it (measureLongTasks.ts, measureReplayInTab.ts, measureImportInTab.ts,
+// measureRunInTab.ts, measureQueueInTab.ts).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { build, preview } from 'vite';
+import { launchChromium } from '../support/chromium';
 import { ROOT } from './appServer';
 
 export interface PreviewedBuild {
@@ -28,6 +32,34 @@ export async function buildAndPreview(outDir: string, minify = true): Promise<Pr
     url: `http://127.0.0.1:${address.port}/`,
     close: () => new Promise<void>((resolve) => server.httpServer.close(() => resolve())),
   };
+}
+
+/**
+ * The production build in headless Chromium, for a measuring script: built into a temp folder and served, with one
+ * page open (its page errors collected, a default timeout of `timeoutMs`). `use` runs with it; the browser, the server
+ * and the folder are closed and removed afterwards.
+ */
+export async function withPreviewPage<T>(
+  timeoutMs: number,
+  use: (page: Page, url: string, pageErrors: string[]) => Promise<T>,
+): Promise<T> {
+  const work = mkdtempSync(join(tmpdir(), 'retirelab-preview-'));
+  try {
+    const server = await buildAndPreview(join(work, 'dist'));
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage();
+      page.setDefaultTimeout(timeoutMs);
+      const pageErrors: string[] = [];
+      page.on('pageerror', (e) => pageErrors.push(e.message));
+      return await use(page, server.url, pageErrors);
+    } finally {
+      await browser.close();
+      await server.close();
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
 }
 
 /**
