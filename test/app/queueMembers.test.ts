@@ -53,6 +53,29 @@ describe('queueMembers', () => {
     ]);
   });
 
+  it('says a rider that left its leader waits while its queue goes, and says interrupted once the queue is paused', () => {
+    const base = createQueue(retireShell(), [], 'wasm', [0], { 'student.schedule': ['adaptive', 'never'] });
+    const going = {
+      ...started(base, 2),
+      items: started(base, 2).items.map((it) => ({ ...it, status: 'running' as const })),
+    };
+    const records = [
+      recordOf(going, 0, { status: 'running' }),
+      recordOf(going, 1, { detachedAt: 40, status: 'interrupted' }),
+    ];
+    const statuses = (q: RunQueue, rs: RunRecord[]) =>
+      queueMembers(q, rs, new Map(), METRIC.valSuccessRate).map((m) => m.status);
+    expect(statuses(going, records)).toEqual(['running', 'waiting']);
+    // paused by hand: nothing will continue it until Resume
+    expect(statuses({ ...going, state: 'paused' }, records)).toEqual(['running', 'interrupted']);
+    // still riding (not detached): its own status
+    const riding = [records[0]!, recordOf(going, 1, { status: 'running' })];
+    expect(statuses(going, riding)).toEqual(['running', 'running']);
+    // a run interrupted by a reload that never rode is interrupted, not waiting
+    const reloaded = [records[0]!, recordOf(going, 1, { status: 'interrupted' })];
+    expect(statuses(going, reloaded)).toEqual(['running', 'interrupted']);
+  });
+
   it('leaves out the items not started yet, and adds the item’s label when the queue varies more than the schedule', () => {
     const queue = started(
       createQueue(retireShell(), [], 'wasm', [0, 1], { 'student.schedule': ['adaptive', 'never'] }),

@@ -2,8 +2,8 @@
 // never and none, at the smoke preset's size, queued from the form with the tab's default population. RetireOPD
 // leads and OPD throughout rides along its student stage, so the Train view's side-by-side chart draws both curves
 // while the leader trains; pure GRPO runs after them (or beside them where the machine has a second lane). The page
-// is reloaded as soon as both curves are seen growing (the rider mostly still riding: it leaves at the trigger, step
-// 20 of 40): the queue resumes, every member from its own stored run, and ends with three curves and one retirement
+// is reloaded as soon as both curves are seen growing (the rider still riding: it leaves at the trigger, step
+// 200 of 240): the queue resumes, every member from its own stored run, and ends with three curves and one retirement
 // marker (OPD throughout and GRPO never retire).
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -51,30 +51,44 @@ describe('the lesson’s three arms as one population in the tab', () => {
     await page.getByLabel('queue seeds').fill('0');
     await page.getByLabel('queue axes').fill('student.schedule=adaptive,never,none');
     await page.getByLabel('queue backend').selectOption('wasm');
-    // long enough a student stage to see the two curves grow together
-    await page.getByLabel('queue overrides').fill([...SHORT, 'student.steps=40'].join('\n'));
+    // a ride long enough for the chart, which reloads the curves from storage every 2 s, to draw the rider while it
+    // rides: the gate needs two windows, so RetireOPD retires at step 200 of 240 (a smoke-sized step takes tens of ms)
+    await page
+      .getByLabel('queue overrides')
+      .fill([...SHORT, 'student.steps=240', 'student.gate.windowSize=100', 'runtime.checkpointEvery=10'].join('\n'));
     await expect.poll(() => page.getByTestId('queue-estimate').textContent()).toMatch(/ride/);
+    // live: while the leader trains its student stage, the rider's curve grows beside it. The page records that
+    // moment and reloads itself there, rather than wait for a poll from here to catch it
+    const reloaded = page.waitForEvent('load', { timeout: 900_000 });
+    const seen = page.evaluate(
+      () =>
+        new Promise<{ pair: string[]; population: string }>((resolve) => {
+          new MutationObserver((_, observer) => {
+            const [leader, rider] = [...document.querySelectorAll('[data-testid="population-member"]')].map((e) => ({
+              name: e.querySelector('.population-name')?.textContent ?? '',
+              status: e.getAttribute('data-status') ?? '',
+              points: Number(e.getAttribute('data-points')),
+            }));
+            if (!leader || !rider || leader.status !== 'running' || leader.points <= 0 || rider.points <= 0) return;
+            observer.disconnect();
+            resolve({
+              pair: [leader.name, rider.name, rider.status],
+              population: document.querySelector('[data-testid="population"]')?.textContent ?? '',
+            });
+            setTimeout(() => location.reload(), 50);
+          }).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+        }),
+    );
     await page.getByTestId('queue-start').click();
     const queue = page.getByTestId('queue').first();
     await expect.poll(() => queue.getAttribute('data-state'), { timeout: 30_000 }).toBe('running');
-
-    // live: while the leader trains its student stage, the rider's curve grows beside it
-    await expect
-      .poll(
-        async () => {
-          const [leader, rider] = await members();
-          return leader && rider && leader.status === 'running' && leader.points > 0 && rider.points > 0
-            ? [leader.name, rider.name, rider.status]
-            : null;
-        },
-        { timeout: 900_000, interval: 500 },
-      )
-      .toEqual(['RetireOPD', 'OPD throughout', 'running']);
-    expect(await page.getByTestId('population').textContent()).toContain('(live)');
+    const idBefore = await queue.getAttribute('data-queue-id');
+    const live = await seen;
+    expect(live.pair).toEqual(['RetireOPD', 'OPD throughout', 'running']);
+    expect(live.population).toContain('(live)');
 
     // a reload mid-population: the stored queue resumes, each member from its own stored run, and ends done
-    const idBefore = await queue.getAttribute('data-queue-id');
-    await page.reload();
+    await reloaded;
     await expect.poll(() => queue.getAttribute('data-queue-id'), { timeout: 60_000 }).toBe(idBefore);
     await expect.poll(() => queue.getAttribute('data-state'), { timeout: 1_500_000, interval: 1000 }).toBe('done');
     const items = queue.getByTestId('queue-item');

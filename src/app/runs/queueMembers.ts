@@ -32,7 +32,11 @@ export interface QueueMember {
   runId: string;
   /** the method (by schedule) and, where the queue varies more than the schedule, the item's label */
   name: string;
-  status: RunRecord['status'];
+  /**
+   * the stored run's status, or 'waiting': a rider that left its leader at the trigger, stored as interrupted
+   * there, while the queue goes and has not continued it yet (it continues alone once a lane is free)
+   */
+  status: RunRecord['status'] | 'waiting';
   /** the student step the teacher retired at, if it did */
   triggerStep: number | null;
   /** the student step a rider left its leader at, if it rode */
@@ -65,6 +69,16 @@ export function memberRecord(
   );
 }
 
+/** A rider that left its leader and waits, in a queue still going, for a lane to continue it alone. */
+function waitingRider(queue: RunQueue, item: RunQueue['items'][number], record: RunRecord): boolean {
+  return (
+    queue.state === 'running' &&
+    item.status === 'running' &&
+    record.status === 'interrupted' &&
+    (record.detachedAt ?? null) !== null
+  );
+}
+
 /**
  * The queue's started runs (those with a stored record), in queue order, each with its curve of `metric` over the
  * student steps stored so far. Names say the method; the item's label follows when the queue varies anything
@@ -89,7 +103,7 @@ export function queueMembers(
     members.push({
       runId: record.id,
       name: onlySchedules ? method : `${method} · ${item.label}`,
-      status: record.status,
+      status: waitingRider(queue, item, record) ? 'waiting' : record.status,
       triggerStep: record.triggerStep ?? null,
       detachedAt: record.detachedAt ?? null,
       points: downsampleSeries(

@@ -70,7 +70,7 @@ function useMemberData(queue: RunQueue | null, live: boolean) {
 }
 
 function memberNote(m: QueueMember): string {
-  const parts: string[] = [m.status];
+  const parts: string[] = [m.status === 'waiting' ? 'waiting for a lane to continue it' : m.status];
   if (m.detachedAt !== null) parts.push(`rode along to step ${m.detachedAt}`);
   if (m.triggerStep !== null) parts.push(`retired at step ${m.triggerStep}`);
   return parts.join(', ');
