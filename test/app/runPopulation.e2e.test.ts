@@ -2,12 +2,14 @@
 // items of the same trajectory key that ride along its student stage. The real training worker runs in-thread in
 // Node (cpu and wasm) behind the runs store, on the smoke preset under four schedules of one seed. Each member's stored run
 // — record summary, metrics lines of every stage, events — must equal the same item's run made alone (a queue with
-// population size 1), wall-clock fields aside; a population stopped mid-student-stage must resume, every member
-// from its own checkpoint, to the numbers of the runs made alone.
+// population size 1), wall-clock fields aside, also when two lanes (two runs stores, each with its worker) train the
+// queue and a rider that leaves is continued in the other lane; a population stopped mid-student-stage must resume,
+// every member from its own checkpoint, to the numbers of the runs made alone.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MemoryRunRepository } from '../../src/app/runs/runRepository';
 import { createQueue, runQueue, type RunQueue } from '../../src/app/runs/runQueue';
-import { createRunsStore } from '../../src/app/runs/storedRunsStore';
+import { createRunsStore, type RunsStore } from '../../src/app/runs/storedRunsStore';
+import { MemoryLocks, type RunLocks } from '../../src/app/runs/runLocks';
 import { createRunStore, type RunStore } from '../../src/app/train/liveRunStore';
 import type { WorkerRequest } from '../../src/app/worker/protocol';
 import { createInThreadWorker } from '../../src/app/worker/workerHandler';
@@ -28,12 +30,12 @@ const BACKENDS = ['cpu', 'wasm'] as const;
 interface Setup {
   repo: MemoryRunRepository;
   runStore: RunStore;
+  runs: RunsStore;
   starts: WorkerRequest[];
   run(queue: RunQueue): Promise<RunQueue>;
 }
 
-function setup(): Setup {
-  const repo = new MemoryRunRepository();
+function setup(repo = new MemoryRunRepository(), locks: RunLocks = new MemoryLocks()): Setup {
   const starts: WorkerRequest[] = [];
   const runStore = createRunStore(
     () => {
@@ -57,8 +59,9 @@ function setup(): Setup {
     runStore,
     async () => null,
     () => t++,
+    { locks, broadcast: () => {} },
   );
-  return { repo, runStore, starts, run: (queue) => runQueue(queue, repo, runs, () => undefined) };
+  return { repo, runStore, runs, starts, run: (queue) => runQueue(queue, repo, runs, () => undefined) };
 }
 
 /** What a stored run shows: its summary, its lines of every stage and its events, wall-clock fields aside. */
@@ -116,6 +119,39 @@ describe.each(BACKENDS)('a population in the tab’s queue on %s', (backend) => 
     expect(fixed!.detachedAt).toBe(5);
     expect((await pop.repo.getRun(queue.items[3]!.runId!))!.detachedAt).toBeUndefined();
     expect(never!.detachedAt).toBe((await pop.repo.getRun(queue.items[0]!.runId!))!.triggerStep);
+  }, 600_000);
+
+  it('in two lanes, hands a rider that leaves to the free lane while its leader trains, each stored run equal to its run made alone', async () => {
+    // two runs stores on one storage and one page's locks, each with its own worker, as the tab's two lanes
+    const locks = new MemoryLocks();
+    const a = setup(new MemoryRunRepository(), locks);
+    const b = setup(a.repo, locks);
+    // no GRPO arm: lane B has nothing to start, and waits for a rider to leave RetireOPD in lane A
+    const arms = { 'student.schedule': ['adaptive', 'never', 'fixed:5'] };
+    const order: string[] = [];
+    const leaderEnds = a.runStore.subscribe((s) => {
+      if (s.status === 'completed') {
+        leaderEnds();
+        order.push('A: RetireOPD ends');
+      }
+    });
+    let seen: number | null = null;
+    b.runStore.subscribe((s) => {
+      if (s.runId === seen) return;
+      seen = s.runId;
+      order.push(`B: ${s.config!.student.schedule} continues`);
+    });
+    const queue = await runQueue(createQueue(SMOKE, [], backend, [0], arms, 1, 3), a.repo, [a.runs, b.runs], () => {});
+    expect(queue.state).toBe('done');
+    expect(a.starts.map((s) => (s.type === 'start' ? (s.riders?.length ?? 0) : null))[0]).toBe(2);
+    // fixed:5 leaves after step 5 and lane B continues it while RetireOPD still trains in lane A
+    expect(order.slice(0, 2)).toEqual(['B: fixed:5 continues', 'A: RetireOPD ends']);
+    expect([...a.starts, ...b.starts].filter((s) => s.type === 'start' && s.record?.continuation)).toHaveLength(2);
+    for (const item of queue.items) {
+      const made = await storedRun(a.repo, queue, item.label);
+      expect(made.status, item.label).toBe('completed');
+      expect(made, item.label).toEqual(await storedRun(alone.repo, aloneQueue, item.label));
+    }
   }, 600_000);
 
   // the resumes on wasm only (the tab's backend): on cpu each adds a minute or more to CI for the same code path

@@ -15,6 +15,7 @@ import {
   runQueue,
 } from '../../src/app/runs/runQueue';
 import { createRunsStore } from '../../src/app/runs/storedRunsStore';
+import { MemoryLocks, runLockName } from '../../src/app/runs/runLocks';
 import type { WorkerRequest, WorkerResponse } from '../../src/app/worker/protocol';
 import { createRunStore } from '../../src/app/train/liveRunStore';
 import type { WorkerLike } from '../../src/app/worker/protocol';
@@ -71,6 +72,50 @@ class RecordingWorker implements WorkerLike {
     await rec.flush();
     inFlight.now--;
     reply({ type: 'events', id: m.id, events: [...events, done] });
+  }
+}
+
+/**
+ * A worker stand-in that trains riders as the real one does towards storage: a leader with riders records step 1
+ * for each, stores each rider's checkpoint there and detaches it (RunRecorder.detach, then the 'ride' message),
+ * and only then — once `leaderGoesOn` resolves — finishes its own run. A resume continues the stored run to its end.
+ */
+class RidingWorker implements WorkerLike {
+  onmessage: ((event: MessageEvent<WorkerResponse>) => void) | null = null;
+  onerror: ((event: ErrorEvent) => void) | null = null;
+  constructor(
+    private readonly repo: MemoryRunRepository,
+    private readonly lane: string,
+    private readonly log: string[],
+    private readonly leaderGoesOn: () => Promise<void>,
+  ) {}
+  postMessage(message: WorkerRequest): void {
+    if (message.type === 'start') void this.simulate(message);
+  }
+  terminate(): void {}
+  private async simulate(m: Extract<WorkerRequest, { type: 'start' }>) {
+    const reply = (r: WorkerResponse) => this.onmessage?.({ data: r } as MessageEvent<WorkerResponse>);
+    const c = m.config;
+    const rec = await RunRecorder.open(this.repo, m.record!.runId);
+    reply({ type: 'backend', id: m.id, backend: 'cpu', skipped: [] });
+    this.log.push(`${this.lane} ${m.record!.continuation ? 'continues' : 'starts'} ${c.student.schedule}`);
+    for (const rider of m.riders ?? []) {
+      const r = await RunRecorder.open(this.repo, rider.runId);
+      r.record({ type: 'step', stage: 'student', step: 1, totalSteps: 2, metrics: { step: 1 } });
+      await this.repo.checkpoints(rider.runId).write('student-000001', new Map([['state.json', new Uint8Array(1)]]));
+      await r.detach('student-000001', 1);
+      reply({ type: 'ride', id: m.id, runId: rider.runId, end: 'detached', step: 1, reason: 'its schedule differs' });
+    }
+    if (m.riders?.length) await this.leaderGoesOn();
+    const s = summary('completed', 10);
+    const done: TrainerEvent = {
+      type: 'done',
+      summary: { ...s, seed: c.seed, schedule: c.student.schedule, wallSeconds: 1 },
+    };
+    rec.record(done);
+    await rec.flush();
+    this.log.push(`${this.lane} ends ${c.student.schedule}`);
+    reply({ type: 'events', id: m.id, events: [done] });
   }
 }
 
@@ -212,6 +257,44 @@ describe('the run queue', () => {
     expect(parallel.state).toBe('done');
     expect(parallel.items.map((i) => i.status)).toEqual(sequential.items.map((i) => i.status));
     expect(comparisonMarkdown(await a.repo.listRuns())).toBe(comparisonMarkdown(await one.repo.listRuns()));
+  });
+
+  it('hands a rider that left its leader to the idle lane, which continues it while the leader still trains', async () => {
+    const repo = new MemoryRunRepository();
+    const log: string[] = [];
+    // the leader finishes once the rider is continued elsewhere, or after 2 s (then the test fails on the order)
+    let continued = () => {};
+    const handedOn = new Promise<void>((resolve) => (continued = resolve));
+    const leaderGoesOn = () => Promise.race([handedOn, new Promise<void>((r) => setTimeout(r, 2000))]);
+    const locks = new MemoryLocks();
+    const lane = (name: string) => {
+      const runStore = createRunStore(() => new RidingWorker(repo, name, log, leaderGoesOn), { sharedControl: false });
+      let t = 1000;
+      return createRunsStore(
+        async () => repo,
+        runStore,
+        async () => null,
+        () => t++,
+        { locks, broadcast: () => {} },
+      );
+    };
+    const a = lane('A');
+    const b = lane('B');
+    b.subscribe(() => {
+      if (log.includes('B continues never')) continued();
+    });
+    const queue = createQueue(schedules(), [], 'cpu', [0], { 'student.schedule': ['adaptive', 'never'] }, 5, 2);
+    expect(populationPlan(queue)).toEqual([{ leader: 0, riders: [1] }]);
+    const done = await runQueue(queue, repo, [a, b], () => undefined);
+    // B continued the rider before A's leader ended (the two ends then come in either order)
+    expect(log.slice(0, 2)).toEqual(['A starts adaptive', 'B continues never']);
+    expect(log.slice(2).sort()).toEqual(['A ends adaptive', 'B ends never']);
+    expect(done.state).toBe('done');
+    expect(done.items.map((i) => i.status)).toEqual(['completed', 'completed']);
+    const never = (await repo.getRun(done.items[1]!.runId!))!;
+    expect([never.status, never.detachedAt]).toEqual(['completed', 1]);
+    // every lock let go: the runs can be continued in another tab
+    for (const item of done.items) expect(await locks.tryAcquire(runLockName(item.runId!))).not.toBeNull();
   });
 
   it('keeps a temperature-matched queue in one lane: its matched arm needs the reference arm first', async () => {

@@ -48,6 +48,30 @@ describe('the run recorder (inside the worker)', () => {
     ]);
   });
 
+  it('writes nothing more once a rider detached: the lane that continues the run owns its record from there', async () => {
+    const repo = new MemoryRunRepository();
+    await repo.putRun(freshRecord());
+    const rider = await RunRecorder.open(repo, 'run-1');
+    rider.record(sftStep(1));
+    await rider.detach('student-000004', 4);
+    expect(await repo.getRun('run-1')).toMatchObject({
+      status: 'interrupted',
+      detachedAt: 4,
+      checkpoint: 'student-000004',
+    });
+    // another lane continues it …
+    const continued = await RunRecorder.open(repo, 'run-1');
+    continued.record(sftStep(2));
+    await continued.flush();
+    const now = (await repo.getRun('run-1'))!;
+    expect(now.status).toBe('running');
+    // … and the leader's end flushes its riders: the detached rider's recorder writes no stale record over it
+    rider.record(sftStep(3));
+    await rider.flush();
+    expect(await repo.getRun('run-1')).toEqual(now);
+    expect((await repo.metrics('run-1')).map((m) => m.step)).toEqual([1, 2]);
+  });
+
   it('reports a full disk and keeps the rows for the next write', async () => {
     const repo = new MemoryRunRepository();
     await repo.putRun(freshRecord());

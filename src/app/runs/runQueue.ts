@@ -1,9 +1,10 @@
 // The run queue: a preset (sweep presets included) × axes × seeds, expanded and ordered by the core's sweep code
 // (expandSweep, runSweep: the same runs, labels, points and temperature matching as `npm run sweep`), each a stored
 // run in a training worker: one after another, or — given two lanes (storedRuns.ts: where the machine has
-// ≥ 2 cores) and no temperature matching, whose arms depend on each other — two at a time, in queue order. The queue
-// itself is stored after every change, so a reload picks it up: finished runs are kept, an interrupted one resumes
-// from its checkpoint, the rest start fresh.
+// ≥ 2 cores) and no temperature matching, whose arms depend on each other — two at a time, in queue order, a rider
+// that leaves its leader handed to the first free lane (queueLanes.ts). The queue itself is stored after every
+// change, so a reload picks it up: finished runs are kept, an interrupted one resumes from its checkpoint, the rest
+// start fresh.
 import { applyOverrides, ConfigError } from '../../core/experiment/config';
 import { configFileReferenceErrors } from '../../core/experiment/fileReference';
 import type { Preset } from '../../core/experiment/preset';
@@ -15,6 +16,7 @@ import { newRunId, type RunRecord } from './runRecord';
 import type { RunRepository, StoredQueue } from './runRepository';
 import type { NewRun, RunsStore } from './storedRunsStore';
 import { checkpointName, checkpointRunOrder } from '../../core/runLog/checkpointName';
+import { HandOffs, inLanes } from './queueLanes';
 
 export type QueueItemStatus = 'pending' | 'running' | 'completed' | 'stopped' | 'failed';
 
@@ -226,35 +228,62 @@ export async function runQueue(
   };
   /**
    * An item's run and, when it starts afresh (or resumes before its student stage), the later pending items that
-   * ride along it (populationOf); each rider then continues alone in this lane. Resolves with the first interrupted
-   * summary, else the leader's.
+   * ride along it (populationOf). With `handOffs` (two lanes or more), a rider that leaves its leader goes there, for
+   * the first free lane to continue it alone; every other rider continues alone in this lane once the leader ended.
+   * Resolves with the first interrupted summary, else the leader's.
    */
-  const exec = async (run: SweepRun, runs: RunsStore): Promise<RunSummary> => {
+  const exec = async (run: SweepRun, runs: RunsStore, handOffs?: HandOffs<RunsStore>): Promise<RunSummary> => {
     const claim = claims.get(run.label);
     if (claim) return claim;
     const index = indexOf(run.label);
-    // taken at once (no await before), so that no other lane takes them too; each then runs in this lane
+    // taken at once (no await before), so that no other lane takes them too
     const group = populationOf(q, index, (label) => claims.has(label));
     const ends = group.map(() => deferred<RunSummary>());
     group.forEach((i, k) => claims.set(q.items[i]!.label, ends[k]!.promise));
     for (const end of ends) end.promise.catch(() => undefined);
-    // only runs with nothing stored ride (a stored one continues alone, right after)
-    const fresh = async (i: number) => (await adoptStoredRun(q, i, repo)) === null;
-    const riders: number[] = [];
-    if (group.length > 0 && (await canLead(index))) for (const i of group) if (await fresh(i)) riders.push(i);
+    // the other lanes wait (rather than end) while a rider of this group may still be handed to them; each is
+    // settled once it is handed off or it is clear that this lane continues it
+    let unsettled = handOffs ? group.length : 0;
+    handOffs?.expect(unsettled);
+    const settle = (count: number) => {
+      const n = Math.min(count, unsettled);
+      unsettled -= n;
+      handOffs?.settled(n);
+    };
+    /** the riders handed to another lane (they left the leader while it trained) */
+    const handed = new Set<number>();
+    let listening = () => {};
     let first: RunSummary | null = null;
     let leader: RunSummary;
     try {
+      // only runs with nothing stored ride (a stored one continues alone, right after)
+      const fresh = async (i: number) => (await adoptStoredRun(q, i, repo)) === null;
+      const riders: number[] = [];
+      if (group.length > 0 && (await canLead(index))) for (const i of group) if (await fresh(i)) riders.push(i);
+      settle(group.length - riders.length);
+      if (handOffs && riders.length > 0)
+        listening = runs.getState().onRiderLeft((queueIndex) => {
+          const k = group.indexOf(queueIndex ?? -1);
+          if (k < 0 || !riders.includes(group[k]!) || handed.has(group[k]!)) return;
+          handed.add(group[k]!);
+          unsettled -= 1;
+          handOffs.offer(continueElsewhere(group[k]!, ends[k]!));
+        });
       leader = await execAlone(index, runs, riders);
     } catch (e) {
       for (const [k, i] of group.entries()) {
+        if (handed.has(i)) continue;
         await update(i, { status: 'pending' });
         ends[k]!.reject(e);
       }
       throw e;
+    } finally {
+      listening();
+      settle(unsettled);
     }
     if (leader.status === 'interrupted') first = leader;
     for (const [k, i] of group.entries()) {
+      if (handed.has(i)) continue;
       if (first) {
         // stopped by hand: each rider stopped with its leader (its own checkpoint), and the queue pauses
         const rec = await adoptStoredRun(q, i, repo);
@@ -268,17 +297,37 @@ export async function runQueue(
         if (s.status === 'interrupted') first = s;
       } catch (e) {
         ends[k]!.reject(e);
-        for (const j of group.slice(k + 1)) await update(j, { status: 'pending' });
+        for (const j of group.slice(k + 1)) if (!handed.has(j)) await update(j, { status: 'pending' });
         throw e;
       }
     }
     return first ?? leader;
   };
+  /** A rider that left its leader, for the first free lane: its stored run continued alone, or left resumable. */
+  const continueElsewhere = (i: number, end: ReturnType<typeof deferred<RunSummary>>) => ({
+    run: async (lane: RunsStore) => {
+      try {
+        const s = await execAlone(i, lane);
+        end.resolve(s);
+        return s;
+      } catch (e) {
+        end.reject(e);
+        throw e;
+      }
+    },
+    cancel: async () => {
+      const rec = await adoptStoredRun(q, i, repo);
+      await update(i, { runId: rec?.id ?? null, status: rec?.checkpoint ? 'stopped' : 'pending' });
+      end.reject(new QueueRunError(`${q.items[i]!.label}: not continued (the queue stopped)`));
+    },
+  });
   const stop = (s: RunSummary) => s.status === 'interrupted';
   try {
-    if (stores.length > 1 && !q.spec.matchTemperature)
-      await inLanes(q.items, stores, exec, stop, (run) => claims.has(run.label));
-    else await runSweep(q.items, q.spec, (run) => exec(run, stores[0]!), { stop });
+    if (stores.length > 1 && !q.spec.matchTemperature) {
+      const handOffs = new HandOffs<RunsStore>();
+      const taken = (run: SweepRun) => claims.has(run.label);
+      await inLanes(q.items, stores, (run, lane) => exec(run, lane, handOffs), stop, taken, handOffs);
+    } else await runSweep(q.items, q.spec, (run) => exec(run, stores[0]!), { stop });
     const stopped = q.items.some((i) => i.status === 'stopped' || i.status === 'pending');
     q = { ...q, state: stopped ? 'paused' : 'done' };
   } catch (e) {
@@ -355,36 +404,4 @@ function deferred<T>(): { promise: Promise<T>; resolve: (v: T) => void; reject: 
     reject = rej;
   });
   return { promise, resolve, reject };
-}
-
-/**
- * Every item once, in queue order, each lane taking the next item as soon as its run ends; after a `stop` summary no
- * lane takes another. The first failure ends the queue once the other lane's run is over.
- */
-async function inLanes<L>(
-  items: readonly SweepRun[],
-  lanes: readonly L[],
-  exec: (run: SweepRun, lane: L) => Promise<RunSummary>,
-  stop: (s: RunSummary) => boolean,
-  /** an item another lane's run took along (it rides there): no lane takes it */
-  taken: (run: SweepRun) => boolean = () => false,
-): Promise<void> {
-  let next = 0;
-  let stopped = false;
-  const results = await Promise.allSettled(
-    lanes.map(async (lane) => {
-      while (!stopped && next < items.length) {
-        const item = items[next++]!;
-        if (taken(item)) continue;
-        try {
-          if (stop(await exec(item, lane))) stopped = true;
-        } catch (e) {
-          stopped = true;
-          throw e;
-        }
-      }
-    }),
-  );
-  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (failed) throw failed.reason;
 }

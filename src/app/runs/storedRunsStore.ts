@@ -59,6 +59,12 @@ export interface RunsActions {
   runEnded(): Promise<void>;
   /** a message from another tab on the runs channel (runChannel.ts) */
   remote(message: RunChannelMessage): void;
+  /**
+   * Call `listener` each time a rider of this store's run leaves its leader (detached: stored, resumable from where
+   * it left), with the rider's queue index and run id. Its lock is released first, so that another lane of this
+   * page may continue it while the leader trains on. Returns the unsubscribe.
+   */
+  onRiderLeft(listener: (queueIndex: number | null, runId: string) => void): () => void;
 }
 
 /** How this page shares runs with its other tabs: the locks (runLocks.ts) and the channel's sending end. */
@@ -109,8 +115,11 @@ export function createRunsStore(
   const { locks, broadcast } = sharing;
   /** the lock of the run this store's worker trains (released when it ends) */
   let ownLock: { runId: string; release: () => void } | null = null;
-  /** the locks of the runs riding along it (released with it) */
-  const riderLocks: (() => void)[] = [];
+  /** the locks of the runs riding along it (released with it, or when the rider leaves), by run id */
+  const riderLocks = new Map<string, () => void>();
+  /** the queue index of each rider this store created */
+  const riderIndex = new Map<string, number | null>();
+  const riderLeft = new Set<(queueIndex: number | null, runId: string) => void>();
   const takeLock = async (runId: string): Promise<boolean> => {
     const release = await locks.tryAcquire(runLockName(runId));
     if (release === null) return false;
@@ -121,7 +130,9 @@ export function createRunsStore(
   const dropLock = () => {
     ownLock?.release();
     ownLock = null;
-    for (const release of riderLocks.splice(0)) release();
+    for (const release of riderLocks.values()) release();
+    riderLocks.clear();
+    riderIndex.clear();
   };
   const inAnotherTab = (id: string) =>
     `run ${id} is running in another tab: watch it there, or continue it here once that tab stops it or closes`;
@@ -134,7 +145,8 @@ export function createRunsStore(
     for (const rider of riders) {
       const record = newRecord(newRunId(now()), rider);
       const release = await locks.tryAcquire(runLockName(record.id));
-      if (release) riderLocks.push(release);
+      if (release) riderLocks.set(record.id, release);
+      riderIndex.set(record.id, rider.queueIndex ?? null);
       await r.putRun(record);
       links.push({ runId: record.id, config: record.config });
     }
@@ -331,6 +343,10 @@ export function createRunsStore(
           }
         }
       },
+      onRiderLeft(listener) {
+        riderLeft.add(listener);
+        return () => riderLeft.delete(listener);
+      },
       runEnded() {
         return new Promise((resolve) => {
           if (!isActive(runStore.getState().status)) {
@@ -350,7 +366,17 @@ export function createRunsStore(
   // a run that ends (or saves its first checkpoint) shows up in the table with its new status
   let wasActive = false;
   let lastSent = '';
+  let ridesSeen = 0;
   runStore.subscribe((s) => {
+    // a new run starts with no rides
+    if (s.rides.length < ridesSeen) ridesSeen = 0;
+    for (const ride of s.rides.slice(ridesSeen)) {
+      if (ride.end !== 'detached') continue;
+      riderLocks.get(ride.runId)?.();
+      riderLocks.delete(ride.runId);
+      for (const listener of riderLeft) listener(riderIndex.get(ride.runId) ?? null, ride.runId);
+    }
+    ridesSeen = s.rides.length;
     const active = isActive(s.status);
     if (active && s.recordId !== null && ownLock?.runId === s.recordId) {
       const sent = `${s.recordId} ${s.stage} ${s.step} ${s.totalSteps}`;

@@ -8,6 +8,7 @@ import type { LiveEpisode } from '../../engine/trainer/liveEpisode';
 import {
   assertNever,
   type BackendChoice,
+  type RideEnd,
   type WireError,
   type WorkerRequest,
   type WorkerResponse,
@@ -41,6 +42,8 @@ export interface RunState extends RunLog {
   heldIn: 'validation' | null;
   /** the latest episode of the current training rollout (the live strip), or null before the first */
   liveEpisode: LiveEpisode | null;
+  /** the riders of this run that stopped riding so far, in order (the runs store hands a detached one on) */
+  rides: { runId: string; end: RideEnd; step: number | null }[];
 }
 
 export const INITIAL_RUN_STATE: RunState = {
@@ -55,6 +58,7 @@ export const INITIAL_RUN_STATE: RunState = {
   storageError: null,
   heldIn: null,
   liveEpisode: null,
+  rides: [],
 };
 
 /** The run's status once its summary says how it ended. */
@@ -154,7 +158,11 @@ function onReceived(state: RunState, response: WorkerResponse): RunState {
     case 'episode':
       return { ...state, liveEpisode: response.episode };
     case 'ride':
-      return { ...state, log: addLog(state, { level: 'info', text: rideText(response) }) };
+      return {
+        ...state,
+        rides: [...state.rides, { runId: response.runId, end: response.end, step: response.step }],
+        log: addLog(state, { level: 'info', text: rideText(response) }),
+      };
     case 'storage':
       return {
         ...state,

@@ -20,6 +20,8 @@ export interface RecorderOptions {
 
 export class RunRecorder {
   private pendingMetrics: StoredMetrics[] = [];
+  /** set once the rider's run left its leader (detach): nothing more is written */
+  private detached = false;
   private pendingEvents: StoredEvent[] = [];
   private lastFlush: number;
   private writing: Promise<void> = Promise.resolve();
@@ -61,6 +63,7 @@ export class RunRecorder {
 
   /** Record one trainer event (synchronous; the write happens in the background). */
   record(event: TrainerEvent): void {
+    if (this.detached) return;
     if (event.type === 'done') {
       this.finish(event.summary);
       return;
@@ -100,7 +103,11 @@ export class RunRecorder {
    */
   detach(checkpoint: string, step: number): Promise<void> {
     this.rec = { ...this.rec, status: 'interrupted', checkpoint, step, detachedAt: step };
-    return this.flush();
+    const stored = this.flush();
+    // the run is no longer this recorder's: another lane of the page may continue it as soon as it is stored, so a
+    // later flush (the leader's end) must not write this record over the one the continuation keeps
+    this.detached = true;
+    return stored;
   }
 
   /** A rider whose leader was stopped by hand: it wrote its own interrupt checkpoint there (resumable). */
@@ -121,6 +128,7 @@ export class RunRecorder {
 
   /** Write what is pending (serialised: one write at a time, in order). Resolves once it is stored or reported. */
   flush(): Promise<void> {
+    if (this.detached) return this.writing;
     this.lastFlush = this.now();
     this.writing = this.writing.then(async () => {
       const metrics = this.pendingMetrics;
