@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { applyOverrides } from '../../src/core/experiment/config';
 import { loadPreset, PRESET_NAMES } from '../../src/core/experiment/preset';
 import { METRIC } from '../../src/core/runLog/metricKeys';
-import { queueMembers } from '../../src/app/runs/queueMembers';
+import { queueMembers, waitingRiderIds } from '../../src/app/runs/queueMembers';
 import { createQueue, type RunQueue } from '../../src/app/runs/runQueue';
 import type { RunRecord, StoredMetrics } from '../../src/app/runs/runRecord';
 import { lookupPreset } from '../support/presets';
@@ -74,6 +74,20 @@ describe('queueMembers', () => {
     // a run interrupted by a reload that never rode is interrupted, not waiting
     const reloaded = [records[0]!, recordOf(going, 1, { status: 'interrupted' })];
     expect(statuses(going, reloaded)).toEqual(['running', 'interrupted']);
+  });
+
+  it('lists the waiting riders of every queue still going, for the runs table', () => {
+    const base = createQueue(retireShell(), [], 'wasm', [0], { 'student.schedule': ['adaptive', 'never'] });
+    const going = {
+      ...started(base, 2),
+      items: started(base, 2).items.map((it) => ({ ...it, status: 'running' as const })),
+    };
+    const leader = recordOf(going, 0, { status: 'running' });
+    const rider = recordOf(going, 1, { detachedAt: 40, status: 'interrupted' });
+    const other = { ...freshRecord('run-9'), status: 'interrupted' as const, detachedAt: 12 }; // in no queue
+    expect([...waitingRiderIds([going], [leader, rider, other])]).toEqual(['run-1']);
+    expect(waitingRiderIds([{ ...going, state: 'paused' }], [leader, rider]).size).toBe(0);
+    expect(waitingRiderIds([], [leader, rider]).size).toBe(0);
   });
 
   it('leaves out the items not started yet, and adds the item’s label when the queue varies more than the schedule', () => {

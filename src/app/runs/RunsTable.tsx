@@ -2,11 +2,13 @@
 // final test success, trigger step, teacher forwards saved and wall time; sortable by any column, filterable by
 // text; tick runs to compare them; show, resume, export or delete each. Storage used is shown above it.
 import { useEffect, useMemo, useState } from 'react';
+import { useStore } from 'zustand';
 import { isActive } from '../train/liveRunState';
 import { useRun } from '../train/liveRun';
 import { saveBlob } from './download';
 import { runZip } from './runExportZip';
-import { runRepository, useRuns, runsStore } from './storedRuns';
+import { waitingRiderIds } from './queueMembers';
+import { queueStore, runRepository, useRuns, runsStore } from './storedRuns';
 import { RunImport } from './RunImport';
 import { cell, COLUMNS, show, type Column } from './runCells';
 
@@ -28,6 +30,9 @@ export function RunsTable() {
   const liveId = useRun((s) => s.recordId);
   const liveStatus = useRun((s) => s.status);
   const elsewhere = useRuns((s) => s.elsewhere);
+  const queues = useStore(queueStore, (s) => s.queues);
+  // riders that left their leader at its trigger: stored as interrupted until a free lane continues them
+  const waiting = useMemo(() => waitingRiderIds(queues, runs), [queues, runs]);
   const [sort, setSort] = useState<{ by: Column; desc: boolean }>({ by: 'created', desc: true });
   const [filter, setFilter] = useState('');
   const busy = isActive(liveStatus);
@@ -112,9 +117,18 @@ export function RunsTable() {
               const live = r.id === liveId && busy;
               // trained by another tab (it holds the run's lock): read-only here, its progress live from that tab
               const remote = live ? undefined : elsewhere[r.id];
-              const status = live ? liveStatus : remote ? 'running in another tab' : r.status;
+              const status = live
+                ? liveStatus
+                : remote
+                  ? 'running in another tab'
+                  : waiting.has(r.id)
+                    ? 'waiting for a lane'
+                    : r.status;
               const resumable =
-                !busy && r.checkpoint !== null && (r.status === 'interrupted' || r.status === 'stopped');
+                !busy &&
+                !waiting.has(r.id) &&
+                r.checkpoint !== null &&
+                (r.status === 'interrupted' || r.status === 'stopped');
               return (
                 <tr key={r.id} data-testid="run-row" data-run-id={r.id} data-seed={r.seed} data-status={status}>
                   <td>
@@ -130,7 +144,7 @@ export function RunsTable() {
                       {c.key === 'status' ? (
                         <>
                           {status}
-                          {live || remote || status === 'interrupted' || status === 'stopped' ? (
+                          {live || remote || waiting.has(r.id) || status === 'interrupted' || status === 'stopped' ? (
                             <span className="muted" data-testid="run-row-step">
                               {' '}
                               {live ? (

@@ -79,6 +79,17 @@ function waitingRider(queue: RunQueue, item: RunQueue['items'][number], record: 
   );
 }
 
+/** Ids of the stored runs that left their leader and wait, in a queue still going, for a lane to continue them. */
+export function waitingRiderIds(queues: readonly RunQueue[], records: readonly RunRecord[]): Set<string> {
+  const ids = new Set<string>();
+  for (const queue of queues)
+    for (const item of queue.items) {
+      const record = memberRecord(queue, item, records);
+      if (record && waitingRider(queue, item, record)) ids.add(record.id);
+    }
+  return ids;
+}
+
 /**
  * The queue's started runs (those with a stored record), in queue order, each with its curve of `metric` over the
  * student steps stored so far. Names say the method; the item's label follows when the queue varies anything
