@@ -112,7 +112,8 @@ if (values.child !== undefined) {
   let backend = '';
   for (let r = 0; r < repeats; r++)
     for (const k of members) {
-      const argv = ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', String(k)];
+      // the same loader flags as this process (tsx's, or none for a bundled copy)
+      const argv = [...process.execArgv, fileURLToPath(import.meta.url), '--child', String(k)];
       const out = execFileSync(process.execPath, [...argv, '--backend', values.backend, '--steps', String(steps)], {
         encoding: 'utf8',
       });

@@ -11,7 +11,9 @@ a user would pick instead for a small experiment on a CPU (the model as describe
 Prints ONE JSON object on stdout (timings in ms: median/min/max after warm-up, like `npm run bench`); nothing else.
 `npm run bench -- --anchor` runs it and quotes lab/PyTorch ratios from the same invocation.
 Usage: python3 bench/pytorch_anchor.py [--threads N] [--steps N] [--rollouts N] [--warmup N] [--seed N]
-                                       [--workloads w1,w2cached,w2uncached,loss]
+                                       [--workloads w1,w2cached,w2uncached,loss] [--device cpu|cuda]
+--device cuda (PyTorch 2.x with a GPU) times the same workloads on the GPU, synchronising before each clock read: the
+figure to hold the lab's webgpu backend against on that GPU. `npm run bench -- --anchor` always runs the CPU.
 --threads defaults to the machine's CPU count: some builds (Debian's torch 1.13) start with 1 thread.
 Debian's python3-torch is 1.13, which predates F.scaled_dot_product_attention: the same causal attention
 (softmax(QKᵀ/√d + causal mask)·V) is supplied when it is missing.
@@ -29,6 +31,7 @@ except ImportError as e:  # the caller reports this; exit code 3 = "no PyTorch h
 V, T, D, L, H, B = 64, 128, 64, 2, 4, 64
 PROMPT, NEW_TOKENS = 64, 32
 WORKLOADS = ("w1", "w2cached", "w2uncached", "loss")
+DEVICE = "cpu"  # --device; "cuda" makes it torch's default device (set in main)
 ACTION_HEAD, ACTION_ARG, OBSERVATION, PROMPT_CLASS = 2, 3, 4, 0  # TokenClass ids of src/core/env/types.ts
 
 
@@ -82,13 +85,21 @@ def stats(ms):
     return {"medianMs": round(s[len(s) // 2], 1), "minMs": round(s[0], 1), "maxMs": round(s[-1], 1), "n": len(s)}
 
 
+def sync():
+    """Waits for queued GPU work, so that a clock read after it counts that work (a no-op on the CPU)."""
+    if DEVICE == "cuda":
+        torch.cuda.synchronize()
+
+
 def timed(f, warmup, n):
     for _ in range(warmup):
         f()
     ts = []
     for _ in range(n):
+        sync()
         t0 = time.perf_counter()
         f()
+        sync()
         ts.append(1000 * (time.perf_counter() - t0))
     return stats(ts)
 
@@ -176,11 +187,19 @@ def main():
     p.add_argument("--warmup", type=int, default=3)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workloads", default=",".join(WORKLOADS))
+    p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     a = p.parse_args()
     a.workloads = [w for w in a.workloads.split(",") if w]
     for w in a.workloads:
         if w not in WORKLOADS:
             p.error(f"unknown workload '{w}' (expected {', '.join(WORKLOADS)})")
+    if a.device == "cuda":
+        if not torch.cuda.is_available() or not hasattr(torch, "set_default_device"):
+            print(json.dumps({"available": False, "reason": "--device cuda needs PyTorch 2.x with a CUDA GPU"}))
+            sys.exit(3)
+        global DEVICE
+        DEVICE = "cuda"
+        torch.set_default_device("cuda")
     default_threads = torch.get_num_threads()
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
@@ -191,6 +210,7 @@ def main():
         "threads": torch.get_num_threads(),
         "defaultThreads": default_threads,
         "cpuCount": os.cpu_count(),
+        "device": torch.cuda.get_device_name() if DEVICE == "cuda" else "cpu",
         "w1_train_step": bench_w1(a) if "w1" in a.workloads else "skipped",
         "w2_rollout": bench_w2(a) if any(w.startswith("w2") for w in a.workloads) else "skipped",
         "loss_path": bench_loss(a) if "loss" in a.workloads else "skipped",

@@ -101,7 +101,7 @@ async function experiment(argv: string[], io: CliIo): Promise<number> {
         );
       }
       ({ folder, config, resume } = await prepareResume(values.resume));
-      await startBackend(config);
+      await startBackend(config, io.stderr);
       io.stderr(
         resume
           ? `resuming ${values.resume} from ${resume.state.stage} step ${resume.state.step}\n`
@@ -123,7 +123,7 @@ async function experiment(argv: string[], io: CliIo): Promise<number> {
       if (values['export-teacher'] !== undefined && values['export-teacher'] === values.out)
         throw new RunFolderError('--export-teacher must name another folder than --out');
       // everything that can be refused is refused before the run folder exists
-      await startBackend(config);
+      await startBackend(config, io.stderr);
       await loadShippedTeacher(config);
       if (preset.sweep)
         io.stderr(

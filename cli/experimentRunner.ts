@@ -16,6 +16,7 @@ import { createEnvFor } from '../src/core/experiment/envFactory';
 import { checkpointName } from '../src/core/runLog/checkpointName';
 import type { RunSummary } from '../src/core/experiment/summary';
 import { initBackend, type BackendName } from '../src/engine/backend';
+import { SOFTWARE_RENDERER, webgpuDeviceInfo, type WebgpuDeviceInfo } from '../src/engine/webgpuDevice';
 import { parameterSpecs } from '../src/engine/model';
 import {
   decodeCheckpoint,
@@ -61,13 +62,33 @@ function checkBackendForNode(cfg: ExperimentConfig): void {
 
 let backendReady: string | null = null;
 
-/** Start the config's backend (once per process); BackendUnavailableError is a BackendError (exit 2). */
-export async function startBackend(cfg: ExperimentConfig): Promise<void> {
+/**
+ * Start the config's backend (once per process); BackendUnavailableError is a BackendError (exit 2). On webgpu,
+ * `log` gets one line naming the adapter, since Dawn may have found a GPU or only SwiftShader's CPU emulation.
+ */
+export async function startBackend(
+  cfg: ExperimentConfig,
+  log: (text: string) => void = (t) => void process.stderr.write(t),
+): Promise<void> {
   checkBackendForNode(cfg);
   if (backendReady !== cfg.runtime.backend) {
     await initBackend(cfg.runtime.backend as BackendName);
     backendReady = cfg.runtime.backend;
+    const gpu = cfg.runtime.backend === 'webgpu' ? webgpuDeviceInfo() : null;
+    if (gpu) log(`${webgpuAdapterLine(gpu)}\n`);
   }
+}
+
+/** "webgpu adapter: <vendor> <device> (<description>)", and a warning when it is a CPU emulation. */
+export function webgpuAdapterLine(gpu: WebgpuDeviceInfo): string {
+  const name = [gpu.vendor, gpu.device, gpu.architecture].filter((s) => s !== '').join(' ') || 'unnamed';
+  const detail = gpu.description !== '' ? ` (${gpu.description})` : '';
+  const software = gpu.isFallbackAdapter || SOFTWARE_RENDERER.test(`${name} ${gpu.description}`);
+  return `webgpu adapter: ${name}${detail}${
+    software
+      ? ' — a CPU emulation, slower than --backend wasm; VK_ICD_FILENAMES naming a GPU driver manifest selects a GPU'
+      : ''
+  }`;
 }
 
 /** The trained teacher named by teacher.checkpoint (a checkpoint folder relative to public/), checked against the config. */
@@ -209,7 +230,7 @@ export function stepsDone(
 export async function runExperiment(opts: RunOptions): Promise<RunSummary> {
   const cfg = opts.config;
   const log = opts.log ?? ((t: string) => void process.stderr.write(t));
-  await startBackend(cfg);
+  await startBackend(cfg, log);
   const env = createEnvFor(cfg);
   const shippedTeacher = await loadShippedTeacher(cfg);
   const bar = opts.progress

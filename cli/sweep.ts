@@ -268,7 +268,7 @@ async function sweep(argv: string[], io: CliIo, options: SweepOptions = {}): Pro
     const lanesHint = laneCount > 1 ? '; fewer --jobs leave each lane more' : '';
     if (refusal) throw new UserError(`--population-size: ${refusal} (--population-size N caps it${lanesHint})`);
   }
-  for (const run of runs) await startBackend(run.config);
+  for (const run of runs) await startBackend(run.config, io.stderr);
   for (const p of presets) await loadShippedTeacher(applyOverrides(p.config, sets));
   const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
   const title = names.join('+');

@@ -5,6 +5,7 @@ import { BackendError } from '../core/errors';
 import { BACKEND_NAMES, type BackendName, isOneOf } from '../core/methodVocabulary';
 import { registerWebgpuKernels } from './kernels/registerWebgpuKernels';
 import { installWasmKernelFixes } from './wasmKernels';
+import { vulkanIcdToUse } from './vulkanDriver';
 import { guardWebgpuDevice, registerWebgpuBackend } from './webgpuDevice';
 
 // The backend names are declared in core/methodVocabulary.ts; the type is re-exported for the engine's many users.
@@ -19,7 +20,10 @@ export interface InitBackendOptions {
   wasmPath?: string | Readonly<Record<string, string>>;
   /** wasm only: XNNPACK thread count (threads need crossOriginIsolated in a browser; Node runs single-threaded) */
   wasmThreads?: number;
-  /** webgpu in Node only: Vulkan ICD (default /usr/lib/chromium/vk_swiftshader_icd.json unless already set) */
+  /**
+   * webgpu in Node only: the Vulkan driver manifest. Default: a GPU's manifest when the machine has one, else
+   * Chromium's SwiftShader (vulkanDriver.ts); VK_ICD_FILENAMES or VK_DRIVER_FILES set in the environment win.
+   */
   vulkanIcd?: string;
   /**
    * webgpu in Node on Linux only: Vulkan loader preloaded when the system has none (libvulkan1 not installed).
@@ -63,6 +67,11 @@ export class BackendUnavailableError extends BackendError {
     super(`backend '${backend}' is not available: ${reason}`);
     this.name = 'BackendUnavailableError';
   }
+}
+
+/** An environment variable in Node (undefined in a browser). */
+function nodeEnv(name: string): string | undefined {
+  return (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name];
 }
 
 function isNode(): boolean {
@@ -134,9 +143,10 @@ async function registerWebgpu(options: InitBackendOptions): Promise<void> {
   const g = globalThis as { navigator?: { gpu?: unknown } };
   if (isNode() && g.navigator?.gpu === undefined) {
     const env = (globalThis as unknown as { process: { env: Record<string, string | undefined> } }).process.env;
-    if (env.VK_ICD_FILENAMES === undefined) {
-      env.VK_ICD_FILENAMES = options.vulkanIcd ?? '/usr/lib/chromium/vk_swiftshader_icd.json';
-    }
+    const fs = (await nodeImport('node:fs')) as typeof import('node:fs');
+    const list = (folder: string): string[] => (fs.existsSync(folder) ? fs.readdirSync(folder) : []);
+    const icd = vulkanIcdToUse(env, options.vulkanIcd, list);
+    if (icd !== null) env.VK_ICD_FILENAMES = icd;
     await preloadVulkanLoader(options.vulkanLoader ?? '/usr/lib/chromium/libvulkan.so.1');
     let webgpu: { create: (o: string[]) => unknown; globals: object };
     try {
@@ -189,9 +199,11 @@ export async function initBackend(name: BackendName, options: InitBackendOptions
   const active = tf.getBackend();
   if (!ok || active !== name) {
     const hint =
-      name === 'webgpu'
-        ? ' (no WebGPU adapter; in Node the Vulkan ICD must exist, e.g. VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json from the chromium package)'
-        : '';
+      name !== 'webgpu'
+        ? ''
+        : isNode()
+          ? ` (no WebGPU adapter: VK_ICD_FILENAMES is ${JSON.stringify(nodeEnv('VK_ICD_FILENAMES') ?? null)}; it must name a Vulkan driver manifest that exists, a GPU's such as /usr/share/vulkan/icd.d/nvidia_icd.json, or /usr/lib/chromium/vk_swiftshader_icd.json from the chromium package, a CPU emulation)`
+          : ' (no WebGPU adapter in this browser)';
     throw new BackendUnavailableError(
       name,
       `tf.setBackend('${name}') ${ok ? 'succeeded' : 'failed'} but the active backend is '${active}'${cause ? `: ${cause}` : ''}${hint}`,

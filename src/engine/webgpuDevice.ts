@@ -20,9 +20,14 @@ export class GpuError extends Error {
   }
 }
 
+/** Names of GPUs emulated on the CPU (what a machine without a GPU exposes): slower than WebAssembly here. */
+export const SOFTWARE_RENDERER = /swiftshader|llvmpipe|softpipe|software|lavapipe/i;
+
 /** What the adapter and device offer; shown by the app and recorded by the benchmarks. */
 export interface WebgpuDeviceInfo {
   vendor: string;
+  /** e.g. 'nvidia-h200' (empty where the adapter does not say) */
+  device: string;
   architecture: string;
   description: string;
   isFallbackAdapter: boolean;
@@ -101,6 +106,7 @@ export async function registerWebgpuBackend(): Promise<void> {
       const info = (adapter as unknown as { info?: GPUAdapterInfo }).info;
       deviceInfo = {
         vendor: info?.vendor ?? '',
+        device: info?.device ?? '',
         architecture: info?.architecture ?? '',
         description: info?.description ?? '',
         isFallbackAdapter: (adapter as unknown as { isFallbackAdapter?: boolean }).isFallbackAdapter ?? false,

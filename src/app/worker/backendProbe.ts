@@ -2,6 +2,7 @@
 // without a GPU exposes) runs WebGPU and WebGL slower than WebAssembly (docs/platform-notes.md: ~3,600 and ~420 vs
 // ~275 ms per step), so auto skips them. An explicit choice is always honoured.
 import { wasmRuntimeInfo } from '../../engine/backend';
+import { SOFTWARE_RENDERER } from '../../engine/webgpuDevice';
 import { WASM_RUNTIME_CHANNEL, type WasmRuntimeAnnouncement } from './wasmRuntimeChannel';
 
 interface GpuAdapterLike {
@@ -11,8 +12,6 @@ interface GpuAdapterLike {
 interface GpuLike {
   requestAdapter(): Promise<GpuAdapterLike | null>;
 }
-
-const SOFTWARE_RENDERER = /swiftshader|llvmpipe|softpipe|software|lavapipe/i;
 
 /** Why `backend` is a software emulation here (a reason to skip it under 'auto'), or null. */
 export async function softwareEmulation(backend: 'webgpu' | 'webgl'): Promise<string | null> {
