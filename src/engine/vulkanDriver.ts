@@ -1,9 +1,11 @@
-// Which Vulkan driver Dawn (the npm `webgpu` package) uses when the lab's webgpu backend runs in Node. Dawn asks the
-// Vulkan loader, and the loader reads driver manifests (ICD JSON files). A machine with a GPU has its vendor's
+// Which Vulkan drivers Dawn (the npm `webgpu` package) sees when the lab's webgpu backend runs in Node. Dawn asks
+// the Vulkan loader, and the loader reads driver manifests (ICD JSON files). A machine with a GPU has its vendor's
 // manifest in one of the folders below; a machine without one can still run webgpu on SwiftShader, the CPU
-// emulation Chromium ships. The lab used to point the loader at SwiftShader whenever VK_ICD_FILENAMES was unset,
-// which sent a machine with a GPU to the emulation too. Now a GPU's manifest wins, SwiftShader is the fallback, and
-// VK_ICD_FILENAMES / VK_DRIVER_FILES set by the user are left alone.
+// emulation Chromium ships. The lab used to point the loader at SwiftShader alone whenever VK_ICD_FILENAMES was
+// unset, which sent a machine with a GPU to the emulation too. Now the loader gets every GPU manifest found and
+// SwiftShader after them: Dawn prefers a GPU adapter (the backend asks for high-performance), and SwiftShader
+// answers when no GPU does. A manifest whose driver fails to load, or finds no device, is skipped by the loader
+// (it prints a warning). VK_ICD_FILENAMES / VK_DRIVER_FILES set by the user are left alone.
 
 /** Chromium's SwiftShader manifest (Debian's chromium package). */
 export const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
@@ -23,23 +25,25 @@ export const VULKAN_ICD_FOLDERS = [
 const SOFTWARE_ICD = /lvp|lavapipe|swiftshader|llvmpipe/i;
 
 /**
- * The first GPU driver manifest in `folders` (a path), or null when there is none. `list(folder)` returns the file
+ * Every GPU driver manifest in `folders` (paths, in folder order, then by name). `list(folder)` returns the file
  * names in a folder, or [] when it does not exist.
  */
-export function hardwareVulkanIcd(
+export function hardwareVulkanIcds(
   list: (folder: string) => readonly string[],
   folders: readonly string[] = VULKAN_ICD_FOLDERS,
-): string | null {
-  for (const folder of folders) {
-    const names = [...list(folder)].filter((n) => n.endsWith('.json') && !SOFTWARE_ICD.test(n)).sort();
-    if (names.length > 0) return `${folder}/${names[0]}`;
-  }
-  return null;
+): string[] {
+  return folders.flatMap((folder) =>
+    [...list(folder)]
+      .filter((n) => n.endsWith('.json') && !SOFTWARE_ICD.test(n))
+      .sort()
+      .map((n) => `${folder}/${n}`),
+  );
 }
 
 /**
- * The manifest to put in VK_ICD_FILENAMES, or null to leave the environment as it is: null when the user set
- * VK_ICD_FILENAMES or VK_DRIVER_FILES; else `requested` (the caller's option), a GPU's manifest, or SwiftShader.
+ * The value to put in VK_ICD_FILENAMES (manifests separated by ':'), or null to leave the environment as it is:
+ * null when the user set VK_ICD_FILENAMES or VK_DRIVER_FILES; else `requested` (the caller's option); else every
+ * GPU manifest found, then SwiftShader's where Chromium is installed (SwiftShader's path alone when nothing is).
  */
 export function vulkanIcdToUse(
   env: Readonly<Record<string, string | undefined>>,
@@ -47,5 +51,9 @@ export function vulkanIcdToUse(
   list: (folder: string) => readonly string[],
 ): string | null {
   if (env.VK_ICD_FILENAMES !== undefined || env.VK_DRIVER_FILES !== undefined) return null;
-  return requested ?? hardwareVulkanIcd(list) ?? SWIFTSHADER_ICD;
+  if (requested !== undefined) return requested;
+  const slash = SWIFTSHADER_ICD.lastIndexOf('/');
+  const swiftshader = list(SWIFTSHADER_ICD.slice(0, slash)).includes(SWIFTSHADER_ICD.slice(slash + 1));
+  const icds = [...hardwareVulkanIcds(list), ...(swiftshader ? [SWIFTSHADER_ICD] : [])];
+  return icds.length > 0 ? icds.join(':') : SWIFTSHADER_ICD;
 }
