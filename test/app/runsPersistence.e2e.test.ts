@@ -263,12 +263,17 @@ describe('stored runs in a real browser', { shuffle: false }, () => {
     });
     expect(stored.map((r) => r.label).sort()).toEqual(runs.map((r) => r.label).sort());
     // the tab's default population: each seed's OPD-throughout run rode along its RetireOPD run and left it at the
-    // trigger step
-    for (const seed of [0, 1]) {
+    // trigger step. The reload came once a run had completed, so at least that run's group was past its trigger; the
+    // other group, in the other lane, may have been a few steps behind it, with its rider still riding: the reload
+    // interrupted both, and each resumed alone from its own checkpoint (no detach then, the same numbers)
+    const detached = [0, 1].map((seed) => {
       const never = stored.find((r) => r.label === `student.schedule=never seed=${seed}`)!;
       const adaptive = stored.find((r) => r.label === `student.schedule=adaptive seed=${seed}`)!;
-      expect(never.detachedAt, `seed ${seed}`).toBe((adaptive.summary as RunSummary).gate.triggerStep);
-    }
+      const trigger = (adaptive.summary as RunSummary).gate.triggerStep;
+      expect([trigger, null], `seed ${seed}`).toContain(never.detachedAt);
+      return never.detachedAt === trigger;
+    });
+    expect(detached).toContain(true);
     const cli = formatComparisonTable(
       compareRuns(
         withYardsticks(
