@@ -63,10 +63,11 @@ describe('the Train view in a real browser', () => {
     expect(await page.getByTestId('run-backend').textContent()).toBe('backend: wasm');
     await expect.poll(() => status.textContent(), { timeout: 120_000, interval: 500 }).toBe('completed');
     // step metrics reached the charts: the student's entropy and success lines, and the SFT gradient cosine (charts
-    // redraw at most every few hundred ms, so the last window of a fast run may be drawn just after "completed")
+    // redraw one at a time and keep to a share of the main thread, so on a loaded machine the last values of a fast
+    // run may be drawn some seconds after "completed")
     for (const chart of ['train-entropy', 'train-success', 'train-grad-cosine', 'train-window-mean']) {
       await expect
-        .poll(() => page.getByTestId(chart).locator('.recharts-line').count(), { message: chart, timeout: 10_000 })
+        .poll(() => page.getByTestId(chart).locator('.recharts-line').count(), { message: chart, timeout: 30_000 })
         .toBeGreaterThan(0);
     }
     expect(await page.getByText('teacher retired at step 10').count()).toBeGreaterThan(0);
