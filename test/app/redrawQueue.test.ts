@@ -65,6 +65,7 @@ describe('the chart redraw queue', () => {
   it('runs one redraw per task, in order, each after the rest the ones before it earned', () => {
     const f = fakeHost();
     const q = new RedrawQueue(f.host, 0.05, 0);
+    q.trainingStarted();
     const drawn: [string, number][] = [];
     const chart = (name: string, cost: number) => () => {
       drawn.push([name, f.host.now()]);
@@ -91,6 +92,7 @@ describe('the chart redraw queue', () => {
   it('draws a burst up to its budget back to back, then paces', () => {
     const f = fakeHost();
     const q = new RedrawQueue(f.host, 0.05, 250);
+    q.trainingStarted();
     const drawn: number[] = [];
     for (let i = 0; i < 4; i++)
       q.enqueue(() => {
@@ -105,6 +107,7 @@ describe('the chart redraw queue', () => {
   it('has its budget back after a quiet spell', () => {
     const f = fakeHost();
     const q = new RedrawQueue(f.host, 0.05, 250);
+    q.trainingStarted();
     const drawn: number[] = [];
     const redraw = () => {
       drawn.push(f.host.now());
@@ -126,6 +129,7 @@ describe('the chart redraw queue', () => {
   it('answers a user’s action at once: a resting queue goes on and has its full budget again', () => {
     const f = fakeHost();
     const q = new RedrawQueue(f.host, 0.05, 250);
+    q.trainingStarted();
     const drawn: [string, number][] = [];
     const chart = (name: string, cost: number) => () => {
       drawn.push([name, f.host.now()]);
@@ -146,6 +150,33 @@ describe('the chart redraw queue', () => {
     f.advanceTo(500);
     expect(drawn[2]).toEqual(['c', 500]);
     expect(f.pending()).toBe(0);
+  });
+
+  it('does not rest while nothing trains, and goes on at once when the last training ends', () => {
+    const f = fakeHost();
+    const q = new RedrawQueue(f.host, 0.05, 0);
+    const drawn: number[] = [];
+    const redraw = () => {
+      drawn.push(f.host.now());
+      f.spend(100);
+    };
+    q.enqueue(redraw);
+    q.enqueue(redraw);
+    f.advanceTo(1_000);
+    expect(drawn).toEqual([0, 100]); // one per task, no rest
+    const endA = q.trainingStarted();
+    const endB = q.trainingStarted();
+    q.enqueue(redraw);
+    q.enqueue(redraw);
+    f.advanceTo(1_500);
+    expect(drawn).toEqual([0, 100, 1_000]); // paced: −100 ms, 1,500 ms of rest (the cap)
+    endA();
+    endA(); // once is enough: a second call does not end B's
+    f.advanceTo(1_500);
+    expect(drawn.length).toBe(3);
+    endB();
+    f.advanceTo(1_500);
+    expect(drawn).toEqual([0, 100, 1_000, 1_500]);
   });
 
   it('draws nothing while the page is hidden and resumes when it is shown', () => {

@@ -71,7 +71,10 @@ describe('the Train view in a real browser', () => {
         .toBeGreaterThan(0);
     }
     expect(await page.getByText('teacher retired at step 10').count()).toBeGreaterThan(0);
-    expect(await page.getByTestId('train-alignment').getByText('retired @ 10').count()).toBe(1);
+    // the alignment chart takes its marker in its own redraw, which may come after the charts above
+    await expect
+      .poll(() => page.getByTestId('train-alignment').getByText('retired @ 10').count(), { timeout: 30_000 })
+      .toBe(1);
     expect(await page.getByTestId('summary-test-success').textContent()).toMatch(/^\d+\.\d%$/);
 
     // the run's own metrics.jsonl, replayed through the gate with the run's S_T and gate settings, agrees with it

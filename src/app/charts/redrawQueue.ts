@@ -4,15 +4,17 @@
 // chart that reads its data through useQueuedValue joins a FIFO and gets its new value in a task of its own, so the
 // page answers input between any two redraws. Only the latest value a chart was given is drawn.
 //
-// Redraws keep to a share of the main thread (REDRAW_SHARE), by their own measured time, however slow the machine: a
+// While a training worker of this page runs, redraws also keep to a share of the main thread (REDRAW_SHARE), by their
+// own measured time, however slow the machine: a
 // budget refills at that share of wall time, up to BURST_MS, and each redraw spends what it took; when the budget is
 // spent the queue rests until it is back to zero. So a burst after a quiet spell (a page that loads, a stored run
 // opened) draws at once, one chart per task, while a long run's steady trickle of redraws is paced. On a 2-core machine
 // training two runs at once the page shares those cores with both workers: every millisecond spent drawing is taken
 // from training. A fast machine barely notices (a 4 ms redraw is paid back in 80 ms, well under the charts' one-second
 // refresh); a slow one redraws each chart every few seconds instead of every second. A user's own action (a click, a
-// key, a slider moved) refills the budget and ends a rest, so what they asked for is drawn at once. While the page is
-// hidden nothing is drawn; the latest values are drawn when it is shown again.
+// key, a slider moved) refills the budget and ends a rest, so what they asked for is drawn at once. With nothing
+// training (a playback, a stored run, the replay view) there is nothing to leave the cores to, and redraws follow one
+// another without rests. While the page is hidden nothing is drawn; the latest values are drawn when it is shown again.
 import { useEffect, useRef, useState } from 'react';
 import { flushSync } from 'react-dom';
 
@@ -41,10 +43,15 @@ export interface RedrawHost {
   onInput(run: () => void): void;
 }
 
-/** A FIFO of redraws run one per task, paced so that they take at most `share` of the time beyond a burst. */
+/**
+ * A FIFO of redraws run one per task; while something trains, paced so that they take at most `share` of the time
+ * beyond a burst.
+ */
 export class RedrawQueue {
   private readonly queue: (() => void)[] = [];
   private pumping = false;
+  /** training workers running now (trainingStarted) */
+  private training = 0;
   /** redraw time that may still be spent now (ms): refilled at `share` of wall time up to `burst` */
   private credit: number;
   private refilledAt: number;
@@ -58,11 +65,23 @@ export class RedrawQueue {
   ) {
     this.credit = burst;
     this.refilledAt = host.now();
-    host.onInput(() => this.answerInput());
+    host.onInput(() => this.goOnNow());
   }
 
   get length(): number {
     return this.queue.length;
+  }
+
+  /** A training worker started: redraws are paced until every one started has ended (the function returned). */
+  trainingStarted(): () => void {
+    this.training++;
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      this.training--;
+      if (this.training === 0) this.goOnNow();
+    };
   }
 
   enqueue(redraw: () => void): void {
@@ -79,8 +98,8 @@ export class RedrawQueue {
     }, ms);
   }
 
-  /** The user acted: the full budget again, and a resting queue goes on now. */
-  private answerInput(): void {
+  /** The user acted, or the last training ended: the full budget again, and a resting queue goes on now. */
+  private goOnNow(): void {
     this.credit = this.burst;
     this.refilledAt = this.host.now();
     if (this.cancelWait) {
@@ -101,7 +120,7 @@ export class RedrawQueue {
       next?.();
     } finally {
       const t1 = this.host.now();
-      this.credit -= t1 - t0;
+      this.credit = this.training > 0 ? this.credit - (t1 - t0) : this.burst;
       this.refilledAt = t1;
       if (this.queue.length > 0) this.wait(restFor(this.credit, this.share));
       else this.pumping = false;
@@ -132,6 +151,11 @@ const browserHost: RedrawHost = {
 };
 
 const redraws = new RedrawQueue(browserHost);
+
+/** Tell the charts a training worker started; call the function returned when it ends (once is enough). */
+export function chartsPacedForTraining(): () => void {
+  return redraws.trainingStarted();
+}
 
 /** `value`, handed to the component in its own task when it changes (the first value at once). */
 export function useQueuedValue<T>(value: T): T {

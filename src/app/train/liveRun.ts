@@ -4,16 +4,28 @@ import type { WorkerLike } from '../worker/protocol';
 import { createRunStore } from './liveRunStore';
 import { trainingWorkerName } from '../worker/workerThreads';
 import { calibrateWasmThreads } from '../worker/threadCalibration';
+import { chartsPacedForTraining } from '../charts/redrawQueue';
 
 // the wasm thread count is measured at start-up, before the first run normally begins (threadCalibration.ts)
 if (typeof Worker !== 'undefined') void calibrateWasmThreads();
 
-/** A new training worker (this module's `new URL` is the one Vite bundles the worker from). */
-export const newTrainingWorker = (): WorkerLike =>
-  new Worker(new URL('../worker/trainingWorker.ts', import.meta.url), {
+/**
+ * A new training worker (this module's `new URL` is the one Vite bundles the worker from). The live charts are paced
+ * while it lives (redrawQueue.ts): a run store terminates its worker when the run ends.
+ */
+export const newTrainingWorker = (): WorkerLike => {
+  const worker = new Worker(new URL('../worker/trainingWorker.ts', import.meta.url), {
     type: 'module',
     name: trainingWorkerName(),
   }) as unknown as WorkerLike;
+  const ended = chartsPacedForTraining();
+  const terminate = worker.terminate.bind(worker);
+  worker.terminate = () => {
+    ended();
+    terminate();
+  };
+  return worker;
+};
 
 export const runStore = createRunStore(newTrainingWorker);
 
