@@ -1,26 +1,26 @@
 // One chart redraw per task, and charts kept to a small share of the main thread. A recharts redraw (its own store,
-// selectors, SVG commit) costs ~5–15 ms on a slow machine, more while training workers hold its cores;
-// six charts that learn of new data in one task would redraw in one task, a 50–90 ms freeze of the page. A
-// chart that reads its data through useQueuedValue joins a FIFO and gets its new value in a task of its own, so the
-// page answers input between any two redraws. Only the latest value a chart was given is drawn.
+// selectors, SVG commit) costs ~5–15 ms on a slow machine, more while training workers hold its cores; six charts that
+// learn of new data in one task would redraw in one task, a 50–90 ms freeze of the page. A chart that reads its data
+// through useQueuedValue joins a FIFO and gets its new value in a task of its own, so the page answers input between
+// any two redraws. Only the latest value a chart was given is drawn.
 //
 // While a training worker of this page runs, redraws also keep to a share of the main thread (REDRAW_SHARE), by their
-// own measured time, however slow the machine: a
-// budget refills at that share of wall time, up to BURST_MS, and each redraw spends what it took; when the budget is
-// spent the queue rests until it is back to zero. So a burst after a quiet spell (a page that loads, a stored run
-// opened) draws at once, one chart per task, while a long run's steady trickle of redraws is paced. On a 2-core machine
-// training two runs at once the page shares those cores with both workers: every millisecond spent drawing is taken
-// from training. A fast machine barely notices (a 4 ms redraw is paid back in 80 ms, well under the charts' one-second
-// refresh); a slow one redraws each chart every few seconds instead of every second. A user's own action (a click, a
-// key, a slider moved) refills the budget and ends a rest, so what they asked for is drawn at once. With nothing
-// training (a playback, a stored run, the replay view) there is nothing to leave the cores to, and redraws follow one
-// another without rests. While the page is hidden nothing is drawn; the latest values are drawn when it is shown again.
+// own measured time, however slow the machine: a budget refills at that share of wall time, up to BURST_MS, and each
+// redraw spends what it took; when the budget is spent the queue rests until it is back to zero. So a burst after a
+// quiet spell draws at once, one chart per task, while a long run's steady trickle of redraws is paced. On a 2-core
+// machine training two runs at once the page shares those cores with both workers: every millisecond spent drawing is
+// taken from training. A fast machine barely notices (a 4 ms redraw is paid back in 80 ms, well under the charts'
+// one-second refresh); a slow one redraws each chart every few seconds instead of every second. A user's own action (a
+// click, a key, a slider moved) refills the budget and ends a rest, so what they asked for is drawn at once. With
+// nothing training (a playback, a stored run, the replay view) there is nothing to leave the cores to, and redraws
+// follow one another without rests. While the page is hidden nothing is drawn; the latest values are drawn when it is
+// shown again.
 import { useEffect, useRef, useState } from 'react';
 import { flushSync } from 'react-dom';
 
 /** The share of the main thread the queued redraws may take, by their own measured time. */
 export const REDRAW_SHARE = 0.05;
-/** Redraw time that may be spent at once before the pacing starts (ms): a page's first charts draw without a pause. */
+/** Redraw time that may be spent at once before the pacing starts (ms): a burst after a quiet spell has no rests. */
 export const BURST_MS = 250;
 /** The longest rest after one redraw (ms), so that one slow redraw does not hold every chart for seconds. */
 export const MAX_PAUSE_MS = 1500;
