@@ -3,6 +3,10 @@
 // every output: splitting or unstacking a tensor into n parts costs n full copies (unstacking [256,127,127] took
 // 1.4 s, 256 slices 3.8 s in Node). These versions copy only the requested elements through views of the heap.
 // Same semantics (float32/int32/bool); string tensors fall back to the stock kernel.
+// The stock Identity copied its input. tfjs clones every tensor it saves for a backward pass, so a W1 training step
+// made 84 such copies (about 19 ms of a 540 ms step); here Identity is a second reference to the same data, as on
+// tfjs's cpu backend and as the wasm Reshape already is. That is safe because no wasm kernel (stock or the lab's)
+// writes into an input's memory: every one allocates its output.
 // The stock OneHot ignores dtype 'float32' and writes int32 bit patterns into the float buffer (1 reads as 1.4e-45).
 import * as tf from '@tensorflow/tfjs';
 import { wasmAdamKernelConfig } from './wasmAdam';
@@ -57,7 +61,7 @@ function sliceInto(
 let installed = false;
 
 /**
- * Replaces the wasm Slice, SplitV, Unpack, GatherV2, OneHot and BatchMatMul kernels and adds the Adam-step and
+ * Replaces the wasm Slice, SplitV, Unpack, GatherV2, OneHot, Identity and BatchMatMul kernels and adds the Adam-step and
  * KV-write kernels (idempotent). Call after the wasm backend is registered.
  */
 export function installWasmKernelFixes(): void {
@@ -73,6 +77,7 @@ export function installWasmKernelFixes(): void {
   const oneHot = stock('OneHot');
   const batchMatMul = stock('BatchMatMul');
   const gatherV2 = stock('GatherV2');
+  const identity = stock('Identity');
   const replace = (base: tf.KernelConfig, kernelFunc: tf.KernelFunc): void => {
     tf.unregisterKernel(base.kernelName, 'wasm');
     tf.registerKernel({ ...base, kernelFunc });
@@ -171,6 +176,13 @@ export function installWasmKernelFixes(): void {
       }
     }
     return out;
+  });
+  // a clone shares its input's data (the backend counts the references and frees the data with the last one)
+  replace(identity, (args) => {
+    const x = args.inputs.x as tf.TensorInfo;
+    if (x.dtype === 'string') return identity.kernelFunc(args);
+    (args.backend as unknown as WasmBackendLike).incRef(x.dataId);
+    return { dataId: x.dataId, shape: x.shape.slice(), dtype: x.dtype };
   });
   // one kernel for a whole batched/transposed product, every slice through XNNPACK (wasmBatchMatMul.ts)
   replace(batchMatMul, batchMatMulKernel(batchMatMul.kernelFunc));

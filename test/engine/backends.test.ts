@@ -113,6 +113,26 @@ describe('wasm kernel replacements and matMul fast paths', () => {
     expect(got).toEqual(want);
   });
 
+  it("a clone shares its input's data on wasm, outlives the original, and frees the data with the last reference", async () => {
+    await initBackend('wasm');
+    const before = tf.memory();
+    const a = tf.tensor2d([1.5, -2, 3, 4.25], [2, 2]);
+    const b = tf.clone(a); // the Identity kernel; the stock wasm kernel copied into new memory
+    expect(b.dataId).toBe(a.dataId);
+    a.dispose();
+    expect(Array.from(await b.data())).toEqual([1.5, -2, 3, 4.25]);
+    expect(tf.memory().numBytes).toBe(before.numBytes + 16);
+    b.dispose();
+    expect(tf.memory().numTensors).toBe(before.numTensors);
+    expect(tf.memory().numBytes).toBe(before.numBytes);
+    // strings keep the stock kernel
+    const s = tf.tensor1d(['x', 'yz']);
+    const t = tf.clone(s);
+    s.dispose();
+    expect(await t.data()).toEqual(['x', 'yz']);
+    t.dispose();
+  });
+
   it('gather gives the cpu results on every axis, float32 and int32, and names an index out of range', async () => {
     const x = Array.from({ length: 4 * 5 * 6 }, (_, i) => i * 0.5 - 7);
     const cases = (t: tf.Tensor): tf.Tensor[] => [
