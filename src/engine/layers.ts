@@ -14,7 +14,7 @@ export const MASKED = -1e9;
  * non-transposed product through XNNPACK; the lab replaces that kernel on wasm (wasmBatchMatMul.ts) by one that
  * runs every slice of a batched or transposed product through XNNPACK inside ONE kernel, so attention's
  * [B·H, T, d] products need no unstacking. The 2-D products of linear() keep their explicit Transpose kernels on
- * wasm, as before (the replacement kernel would copy a transposed [8128, 64] activation in JS instead).
+ * wasm, as before (the replacement kernel would make the same transposed copy, inside itself).
  */
 const isWasm = (): boolean => tf.getBackend() === 'wasm';
 

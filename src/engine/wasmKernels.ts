@@ -185,7 +185,7 @@ export function installWasmKernelFixes(): void {
     return { dataId: x.dataId, shape: x.shape.slice(), dtype: x.dtype };
   });
   // one kernel for a whole batched/transposed product, every slice through XNNPACK (wasmBatchMatMul.ts)
-  replace(batchMatMul, batchMatMulKernel(batchMatMul.kernelFunc));
+  replace(batchMatMul, batchMatMulKernel(batchMatMul.kernelFunc, stock('Transpose').kernelFunc));
   // one kernel per variable for an Adam step, bit-identical to tfjs's composed update (wasmAdam.ts)
   tf.registerKernel(wasmAdamKernelConfig);
   // one kernel for a KV-cache write into a row-trimmed cache (wasmKvWrite.ts, kvCache.ts)

@@ -1,6 +1,6 @@
 // The wasm BatchMatMul replacement (src/engine/wasmBatchMatMul.ts) against a float64 reference on the attention
 // shapes of the W1 benchmark ([B·H, T, d_head] with T = 127, d_head = 16) and their gradient products, in ONE
-// kernel per product, leaving no tensors behind.
+// kernel per product, leaving no tensors (and no transient copies in the backend) behind.
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initBackend } from '../../src/engine/backend';
@@ -105,6 +105,7 @@ const CASES: [number[], number[], boolean, boolean, string][] = [
   [[BH, T, T], [BH, T, D], true, false, 'dV = Pᵀ·dO'],
   [[BH, T, D], [BH, T, T], true, true, 'both transposed'],
   [[1, T, D], [BH, D, T], false, false, 'a broadcast over the batch'],
+  [[1, D, T], [BH, D, T], true, false, 'a transposed operand broadcast over the batch'],
 ];
 
 describe('wasm BatchMatMul replacement', () => {
@@ -126,6 +127,8 @@ describe('wasm BatchMatMul replacement', () => {
         2,
       );
       const before = tf.memory().numTensors;
+      // the backend's own count also covers the kernel's transient transposed copies, which the engine never sees
+      const dataBefore = tf.engine().backend.numDataIds();
       const at = tf.tensor3d(a, sa as [number, number, number]);
       const bt = tf.tensor3d(b, sb as [number, number, number]);
       const { result, kernels } = await countKernels(() => tf.matMul(at, bt, ta, tb));
@@ -133,6 +136,7 @@ describe('wasm BatchMatMul replacement', () => {
       expect(relErr(await result.data(), reference(a, sa, b, sb, ta, tb))).toBeLessThan(1e-5);
       tf.dispose([at, bt, result]);
       expect(tf.memory().numTensors).toBe(before);
+      expect(tf.engine().backend.numDataIds()).toBe(dataBefore);
     });
   }
 
