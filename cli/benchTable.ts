@@ -118,7 +118,7 @@ async function main(): Promise<void> {
   const line =
     `W1 (one training step of the reference model) in Node on wasm: **${fmt(num(at(w1, 'medianMs')))} ms**, ` +
     `${fmt(kernels)} kernels` +
-    (ratio === null ? '' : `, ${fmt(ratio, 2)}× ${torch.split(' (')[0]} on the same CPU`) +
+    (ratio === null ? '' : `, ${fmt(ratio, 2)}× ${torch} on the same CPU`) +
     ` (${date.slice(0, 10)}, ${machine}, load ${loadBefore[0]?.toFixed(2)}; \`npm run bench:table\`).`;
   if (args.dryRun) {
     console.log(`${table}\n\n${line}`);
