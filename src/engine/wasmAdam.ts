@@ -7,13 +7,9 @@
 //   'RetireAdamStep' p, m, v, g, c1 = 1 − β1^t, c2 = 1 − β2^t (float32 scalars) → [m', v', p'] where
 //   m' = m·β1 + g·(1 − β1); v' = v·β2 + g²·(1 − β2); p' = ((m'/c1) / (√(v'/c2) + ε))·(−lr) + p
 import * as tf from '@tensorflow/tfjs';
+import type { WasmBackendLike } from './wasmBackendLike';
 
 export const WASM_ADAM_KERNEL = 'RetireAdamStep';
-
-interface WasmBackendLike {
-  makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
-  typedArrayFromHeap(t: tf.TensorInfo): Float32Array;
-}
 
 const f = Math.fround;
 

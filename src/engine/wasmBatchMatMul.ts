@@ -14,10 +14,10 @@
 // than creating an XNNPACK operator per slice. Small slices with many rows and a short shared dimension (a training
 // step's attention over T ≥ 12 positions) go through XNNPACK, with the same bits (STOCK_BLOCK below).
 import * as tf from '@tensorflow/tfjs';
+import type { WasmBackendLike } from './wasmBackendLike';
 
 /** the parts of tfjs-backend-wasm's module and backend this kernel uses (not in its public types) */
 interface WasmModuleLike {
-  HEAPF32: Float32Array;
   HEAP32: Int32Array;
   _malloc(bytes: number): number;
   _free(ptr: number): void;
@@ -37,12 +37,10 @@ interface WasmModuleLike {
     disposeData(id: number): void;
   };
 }
-interface WasmBackendLike {
+interface WasmBatchMatMulBackend extends WasmBackendLike {
   wasm: WasmModuleLike;
   dataIdNextNumber: number;
   dataIdMap: { get(dataId: object): { memoryOffset: number } };
-  makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
-  disposeData(dataId: object): boolean;
 }
 
 /** per-slice multiply-adds from which every slice goes through XNNPACK, whatever its shape */
@@ -87,7 +85,7 @@ export function batchMatMulKernel(stock: tf.KernelFunc, transpose: tf.KernelFunc
     ) {
       return stock(args);
     }
-    const backend = args.backend as unknown as WasmBackendLike;
+    const backend = args.backend as unknown as WasmBatchMatMulBackend;
     const batch = Math.max(batchA, batchB);
     const outBatchShape = (batchA >= batchB ? a : b).shape.slice(0, -2);
     const out = backend.makeOutput([...outBatchShape, M, N], 'float32');
