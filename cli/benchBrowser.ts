@@ -1,10 +1,9 @@
 // `npm run bench:browser -- [--backends webgpu,webgl,wasm-threaded,wasm] [--steps N] [--rollouts N] [--warmup N]
 //   [--workloads w1,w2cached,w2uncached,loss] [--seed N] [--threads N] [--dev] [--chromium PATH] [--chromium-flag F]
 //   [--anchor] [--anchor-python PATH] [--anchor-threads N]`
-// Builds the bench page (bench/browser/, with the app's vite.config.ts: same wasm assets and threaded-wasm setup as
-// the app) into a temporary folder, serves it with Vite's preview server (cross-origin isolated), and runs the
-// shared workloads (src/engine/benchWorkloads.ts, the same code as `npm run bench`) inside a worker in headless
-// Chromium, one fresh worker per backend. Prints one JSON object per backend on stdout; progress goes to stderr.
+// Runs the shared workloads in headless Chromium, one fresh worker per backend (cli/chromiumBench.ts: the bench page
+// built with the app's Vite config and served cross-origin isolated). Prints one JSON object per backend on stdout;
+// progress goes to stderr.
 // --dev serves the page from a Vite dev server instead of a production build (quicker to start, not minified).
 // On a machine without a GPU, WebGPU and WebGL run on SwiftShader (CPU emulation): W1 then takes seconds to minutes
 // per step (minutes on a busy machine), so the defaults are few steps, and on a software adapter (SwiftShader,
@@ -12,20 +11,13 @@
 // --backends wasm-threaded,wasm.
 // --anchor then runs bench/pytorch_anchor.py (same workloads, PyTorch, CPU) and prints lab/PyTorch ratios from this
 // invocation (cli/pytorchAnchor.ts).
-import { CHROMIUM_FLAGS, CHROMIUM_PATH } from './chromium';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium, type BrowserContext } from 'playwright-core';
-import { build, createServer, preview } from 'vite';
-import type { BenchRequest, BrowserBenchBackend } from '../bench/browser/protocol';
+import { CHROMIUM_PATH } from './chromium';
+import type { BrowserBenchBackend } from '../bench/browser/protocol';
 import { BROWSER_BENCH_BACKENDS } from '../bench/browser/protocol';
 import { parseWorkloads, WORKLOADS, type Workload } from '../src/engine/benchWorkloads';
+import { benchInChromium } from './chromiumBench';
 import { anchorReport } from './pytorchAnchor';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const PAGE = 'bench/browser/index.html';
 const USAGE =
   'usage: npm run bench:browser -- [--backends webgpu,webgl,wasm-threaded,wasm,cpu] [--steps N] [--rollouts N] ' +
   '[--warmup N] [--workloads w1,w2cached,w2uncached,loss] [--seed N] [--threads N] [--dev] [--chromium PATH] ' +
@@ -110,132 +102,11 @@ function parseArgs(argv: string[]): Args {
 
 const log = (msg: string): void => void process.stderr.write(`[bench:browser] ${msg}\n`);
 
-/** Serves the bench page: a production build under Vite's preview server, or the dev server with --dev. */
-async function servePage(dev: boolean): Promise<{ url: string; close(): Promise<void> }> {
-  const configFile = join(ROOT, 'vite.config.ts');
-  const scratch = mkdtempSync(join(tmpdir(), 'retirelab-bench-'));
-  const cleanup = () => rmSync(scratch, { recursive: true, force: true });
-  if (dev) {
-    const server = await createServer({
-      root: ROOT,
-      configFile,
-      cacheDir: join(scratch, 'vite-cache'),
-      logLevel: 'error',
-      server: { host: '127.0.0.1', port: 0, hmr: false },
-      optimizeDeps: { entries: [PAGE, 'bench/browser/benchWorker.ts'] },
-    });
-    await server.listen();
-    const address = server.httpServer?.address();
-    if (!address || typeof address === 'string') throw new Error('the Vite dev server reported no port');
-    return {
-      url: `http://127.0.0.1:${address.port}/${PAGE}`,
-      close: async () => {
-        await server.close();
-        cleanup();
-      },
-    };
-  }
-  const outDir = join(scratch, 'dist');
-  log('building the bench page (vite build) …');
-  const t0 = performance.now();
-  await build({
-    root: ROOT,
-    configFile,
-    logLevel: 'warn',
-    build: { outDir, emptyOutDir: true, rollupOptions: { input: join(ROOT, PAGE) } },
-  });
-  log(`built in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
-  const server = await preview({
-    root: ROOT,
-    configFile,
-    logLevel: 'error',
-    build: { outDir },
-    preview: { host: '127.0.0.1', port: 0, strictPort: false },
-  });
-  const address = server.httpServer.address();
-  if (!address || typeof address === 'string') throw new Error('the Vite preview server reported no port');
-  return {
-    url: `http://127.0.0.1:${address.port}/${PAGE}`,
-    close: async () => {
-      await server.close();
-      cleanup();
-    },
-  };
-}
-
-/** Headless Chromium with the flags that expose WebGPU (docs/platform-notes.md; never --disable-software-rasterizer). */
-async function launch(
-  executablePath: string,
-  extra: string[],
-): Promise<{ context: BrowserContext; close(): Promise<void> }> {
-  if (!existsSync(executablePath)) {
-    throw new Error(`no Chromium at ${executablePath} (apt-get install chromium, or pass --chromium PATH)`);
-  }
-  const userDataDir = mkdtempSync(join(tmpdir(), 'retirelab-bench-chromium-'));
-  const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath,
-    headless: true,
-    args: [...CHROMIUM_FLAGS, ...extra],
-  });
-  return {
-    context,
-    close: async () => {
-      await context.close();
-      rmSync(userDataDir, { recursive: true, force: true, maxRetries: 3 });
-    },
-  };
-}
-
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
-  const page = await servePage(args.dev);
-  let browser: Awaited<ReturnType<typeof launch>> | undefined;
-  const results: Record<string, unknown>[] = [];
-  try {
-    browser = await launch(args.chromium, args.chromiumFlags);
-    const tab = browser.context.pages()[0] ?? (await browser.context.newPage());
-    tab.on('console', (m) => log(m.text()));
-    tab.on('pageerror', (e) => log(`page error: ${e.message}`));
-    await tab.goto(page.url);
-    await tab.waitForFunction(() => (globalThis as { retireBench?: { ready: boolean } }).retireBench?.ready === true);
-    const environment = await tab.evaluate(() => {
-      const b = (globalThis as unknown as { retireBench: Record<string, unknown> }).retireBench;
-      return {
-        crossOriginIsolated: b.crossOriginIsolated,
-        hardwareConcurrency: b.hardwareConcurrency,
-        userAgent: b.userAgent,
-      };
-    });
-    log(`page ${page.url} ${JSON.stringify(environment)}`);
-    for (const backend of args.backends) {
-      const request: BenchRequest = {
-        backend,
-        threads: args.threads,
-        softwareGpuMinimal: !args.explicitCounts,
-        options: {
-          steps: args.steps,
-          rollouts: args.rollouts,
-          warmup: args.warmup,
-          seed: args.seed,
-          workloads: args.workloads,
-        },
-      };
-      const t0 = performance.now();
-      const result = await tab.evaluate(
-        (r) =>
-          (
-            globalThis as unknown as { retireBench: { run(r: unknown): Promise<Record<string, unknown>> } }
-          ).retireBench.run(r),
-        request,
-      );
-      log(`${backend} done in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
-      results.push(result);
-      console.log(JSON.stringify({ ...result, browser: environment, build: args.dev ? 'dev' : 'production' }, null, 2));
-    }
-  } finally {
-    await browser?.close();
-    await page.close();
-  }
+  const { results } = await benchInChromium(args, log, (result, environment) =>
+    console.log(JSON.stringify({ ...result, browser: environment, build: args.dev ? 'dev' : 'production' }, null, 2)),
+  );
   if (args.anchor) console.log(JSON.stringify(anchorReport(args, results), null, 2));
 }
 
