@@ -15,7 +15,7 @@ import { UserError, withFsErrors } from '../src/core/errors';
 import type { RunSummary } from '../src/core/experiment/summary';
 import { prefixKeyOf } from '../src/core/experiment/configPrefix';
 import type { SweepRun } from '../src/core/experiment/sweep';
-import { trajectoryKeyOf } from '../src/core/experiment/trajectoryKey';
+import { teacherHorizonRank, trajectoryKeyOf } from '../src/core/experiment/trajectoryKey';
 import type { CliIo } from './cliMain';
 import { onInterrupt, SIGNAL_EXIT_CODE } from './interrupt';
 import { ROOT } from './presetFiles';
@@ -36,8 +36,8 @@ export function parseJobs(raw: string | undefined, fallback: number | 'auto'): n
 
 /**
  * The sweep's runs (their indices) in groups that share no work, largest group first (ties in sweep order), so that
- * the longest lane starts first. A temperature-matched sweep keeps each seed's runs together (the matched arm reads
- * its reference run's entropy).
+ * the longest lane starts first; within a group, the order its lane runs them in. A temperature-matched sweep keeps
+ * each seed's runs together, in sweep order (the matched arm reads its reference run's entropy).
  */
 export function planLanes(
   runs: readonly SweepRun[],
@@ -57,10 +57,16 @@ export function planLanes(
       .map((g, i) => ({ g, i }))
       .sort((a, b) => b.g.length - a.g.length || a.i - b.i)
       .map(({ g }) => g);
+  // within a group, the run that keeps the teacher longest goes first and leads its trajectory key: the runs that
+  // leave it then hand the cheaper steps without a teacher forward to the next free lane (ties in sweep order)
+  const leaderFirst = (groups: number[][]): number[][] =>
+    groups.map((g) =>
+      [...g].sort((a, b) => teacherHorizonRank(runs[b]!.config) - teacherHorizonRank(runs[a]!.config) || a - b),
+    );
   if (opts.matchTemperature) return { groups: largestFirst(groupBy((r) => String(r.seed))), by: 'seed' };
   const byPrefix = groupBy((r) => prefixKeyOf(r.config));
-  if (byPrefix.length >= jobs) return { groups: largestFirst(byPrefix), by: 'prefix' };
-  return { groups: largestFirst(groupBy((r) => trajectoryKeyOf(r.config))), by: 'trajectory' };
+  if (byPrefix.length >= jobs) return { groups: leaderFirst(largestFirst(byPrefix)), by: 'prefix' };
+  return { groups: leaderFirst(largestFirst(groupBy((r) => trajectoryKeyOf(r.config)))), by: 'trajectory' };
 }
 
 /** --part: the comma-separated run indices a lane sweeps, each in 0 … total − 1, none twice. */

@@ -280,8 +280,9 @@ describe('npm run sweep', () => {
   });
 
   it('with --jobs 2 a follower that leaves its leader continues in another process, as the run made alone', async () => {
-    // OPD throughout (never) rides along RetireOPD (adaptive) until its trigger, step 10 of 20, then continues in
-    // whichever lane is free first, from the state its lane wrote into its folder
+    // RetireOPD (adaptive) rides along OPD throughout (never), which keeps the teacher longer and so leads, until its
+    // trigger, step 10 of 20, then continues in whichever lane is free first, from the state its lane wrote into its
+    // folder; the leader goes on in its own lane
     const args = ['--preset', 'smoke', '--vary', 'student.schedule=adaptive,never', '--seeds', '0', '--no-progress'];
     const oneDir = join(tmp, 'ride-one');
     const lanesDir = join(tmp, 'ride-lanes');
@@ -290,14 +291,21 @@ describe('npm run sweep', () => {
     expect(one.code).toBe(0);
     expect(lanes.stderr).not.toMatch(/internal error|warning: .*not handed/);
     expect(lanes.code).toBe(0);
-    expect(lanes.stderr).toContain('[2/2] student.schedule=never seed=0: continues alone from student step 10');
-    const never = 'student.schedule-never_seed-0';
-    for (const file of ['metrics.jsonl', 'sft.jsonl', 'events.jsonl'])
-      expect(withoutTime(readLines(join(lanesDir, never, file)))).toEqual(
-        withoutTime(readLines(join(oneDir, never, file))),
-      );
-    expect(summaryWithoutTime(join(lanesDir, never))).toEqual(summaryWithoutTime(join(oneDir, never)));
+    expect(lanes.stderr).toContain(
+      "student.schedule=adaptive seed=0: rides along student.schedule=never seed=0's student stage",
+    );
+    expect(lanes.stderr).toContain('[1/2] student.schedule=adaptive seed=0: continues alone from student step 10');
+    for (const dir of ['student.schedule-adaptive_seed-0', 'student.schedule-never_seed-0']) {
+      for (const file of ['metrics.jsonl', 'sft.jsonl', 'events.jsonl'])
+        expect(withoutTime(readLines(join(lanesDir, dir, file)))).toEqual(
+          withoutTime(readLines(join(oneDir, dir, file))),
+        );
+      expect(summaryWithoutTime(join(lanesDir, dir))).toEqual(summaryWithoutTime(join(oneDir, dir)));
+    }
     // the state written for the hand-off is pruned like any mid-stage checkpoint: the same checkpoints remain
-    expect(readdirSync(join(lanesDir, never, 'checkpoints'))).toEqual(readdirSync(join(oneDir, never, 'checkpoints')));
+    const adaptive = 'student.schedule-adaptive_seed-0';
+    expect(readdirSync(join(lanesDir, adaptive, 'checkpoints'))).toEqual(
+      readdirSync(join(oneDir, adaptive, 'checkpoints')),
+    );
   });
 });

@@ -21,20 +21,21 @@ function presetRuns(names: string[], seeds: number[], sets: string[] = []): Swee
 describe('planLanes', () => {
   it('keeps RetireOPD and OPD throughout of one seed together and gives GRPO, which shares nothing, its own lane', () => {
     const runs = presetRuns(['retire-shell', 'opd-shell', 'grpo-shell'], [0]);
-    expect(planLanes(runs, 2, { matchTemperature: false })).toEqual({ groups: [[0, 1], [2]], by: 'prefix' });
+    // OPD throughout (1) keeps the teacher longest, so it leads and RetireOPD (0) rides along it
+    expect(planLanes(runs, 2, { matchTemperature: false })).toEqual({ groups: [[1, 0], [2]], by: 'prefix' });
   });
 
   it('groups a 2-arm × 5-seed sweep by seed: each lane is one seed’s pair, which shares its prefix and student steps', () => {
     const runs = presetRuns(['retire-shell', 'opd-shell'], [0, 1, 2, 3, 4]);
     const { groups, by } = planLanes(runs, 2, { matchTemperature: false });
     expect(by).toBe('prefix');
-    // runs are preset-major: retire seeds 0–4 are 0–4, opd seeds 0–4 are 5–9
+    // runs are preset-major: retire seeds 0–4 are 0–4, opd seeds 0–4 are 5–9; OPD throughout leads each pair
     expect(groups).toEqual([
-      [0, 5],
-      [1, 6],
-      [2, 7],
-      [3, 8],
-      [4, 9],
+      [5, 0],
+      [6, 1],
+      [7, 2],
+      [8, 3],
+      [9, 4],
     ]);
   });
 
@@ -51,15 +52,26 @@ describe('planLanes', () => {
       'student.lambdaOpd=1 student.schedule=adaptive seed=0',
       'student.lambdaOpd=1 student.schedule=never seed=0',
     ]);
+    // in each, never leads and adaptive rides along it
     expect(planLanes(runs, 2, { matchTemperature: false })).toEqual({
       groups: [
-        [0, 1],
-        [2, 3],
+        [1, 0],
+        [3, 2],
       ],
       by: 'trajectory',
     });
     // with one lane per prefix available there is nothing to split
     expect(planLanes(runs, 1, { matchTemperature: false }).by).toBe('prefix');
+  });
+
+  it('orders a group by how long each schedule keeps the teacher: never, the gated ones, the step ones, ties in sweep order', () => {
+    const base = readPreset('retire-shell').config;
+    const schedules = ['fixed:50', 'competence-only', 'adaptive', 'never', 'alignment-only', 'fixed:10'];
+    const runs = expandSweep(base, { seeds: [0], axes: { 'student.schedule': schedules } });
+    const { groups } = planLanes(runs, 1, { matchTemperature: false });
+    expect(groups.map((g) => g.map((i) => schedules[i]))).toEqual([
+      ['never', 'competence-only', 'adaptive', 'alignment-only', 'fixed:50', 'fixed:10'],
+    ]);
   });
 
   it('keeps each seed of a temperature-matched sweep in one lane (the matched arm reads its reference run)', () => {
@@ -74,8 +86,9 @@ describe('planLanes', () => {
   });
 
   it('puts the largest group first, ties in sweep order', () => {
+    // grpo-shell (0) alone; opd-shell (2) leads retire-shell (1)
     const runs = presetRuns(['grpo-shell', 'retire-shell', 'opd-shell'], [0]);
-    expect(planLanes(runs, 2, { matchTemperature: false }).groups).toEqual([[1, 2], [0]]);
+    expect(planLanes(runs, 2, { matchTemperature: false }).groups).toEqual([[2, 1], [0]]);
   });
 });
 

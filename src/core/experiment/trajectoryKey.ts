@@ -7,6 +7,7 @@
 // (src/engine/trainer/followers.ts). The prefix (configPrefix.ts) is part of the key. Pure TS.
 import { CONFIG_KEY_STAGES, runsTeacherStage } from './configPrefix';
 import { getConfigValue, type ExperimentConfig } from './config';
+import { parseScheduleSpec } from '../methodVocabulary';
 
 /**
  * The keys a follower may differ on from its leader: the run's name, the schedule and its gate (their decisions
@@ -29,4 +30,32 @@ export function trajectoryKeyOf(cfg: ExperimentConfig): string {
     ...TRAJECTORY_KEYS.map((k) => [k, getConfigValue(cfg, k)]),
     ['teacherStage', runsTeacherStage(cfg)],
   ]);
+}
+
+/**
+ * How long a run's schedule keeps the teacher, as a rank for choosing the leader among runs of one trajectory key
+ * (higher leads): OPD throughout (never) keeps it every step, the gated schedules until their gate retires it, the
+ * step schedules until their step, GRPO (none) not at all. The runs that leave a leader carry their steps after they
+ * part; when the leader is the run that keeps the teacher longest, those are the cheaper steps without a teacher
+ * forward, which is what another lane continues.
+ */
+export function teacherHorizonRank(cfg: ExperimentConfig): number {
+  const kind = parseScheduleSpec(cfg.student.schedule).kind;
+  switch (kind) {
+    case 'never':
+      return 3;
+    case 'adaptive':
+    case 'alignment-only':
+    case 'competence-only':
+      return 2;
+    case 'fixed':
+    case 'linear':
+      return 1;
+    case 'none':
+      return 0;
+    default: {
+      const unknown: never = kind;
+      throw new Error(`unknown schedule kind ${String(unknown)}`);
+    }
+  }
 }

@@ -7,7 +7,7 @@ import { resolveConfig, type ExperimentConfig } from '../../../src/core/experime
 import { CONFIG_KEY_STAGES } from '../../../src/core/experiment/configPrefix';
 import { DEFAULT_CONFIG } from '../../../src/core/experiment/configSchema';
 import { loadPreset } from '../../../src/core/experiment/preset';
-import { isTrajectoryFreeKey, trajectoryKeyOf } from '../../../src/core/experiment/trajectoryKey';
+import { isTrajectoryFreeKey, teacherHorizonRank, trajectoryKeyOf } from '../../../src/core/experiment/trajectoryKey';
 import { lookupPreset } from '../../support/presets';
 
 const cfg = (tree: unknown): ExperimentConfig => resolveConfig(tree, DEFAULT_CONFIG);
@@ -59,5 +59,16 @@ describe('the trajectory key', () => {
     ])
       expect(trajectoryKeyOf(cfg(tree)), JSON.stringify(tree)).not.toBe(base);
     expect(trajectoryKeyOf(cfg({ evaluation: { testTasks: 5 }, student: { gate: { windowSize: 3 } } }))).toBe(base);
+  });
+});
+
+describe('the teacher horizon rank (which run of a trajectory key leads)', () => {
+  it('ranks OPD throughout above the gated schedules, those above the step schedules, and GRPO last', () => {
+    const rank = (schedule: string): number => teacherHorizonRank(cfg({ student: { schedule } }));
+    expect(rank('never')).toBe(3);
+    for (const gated of ['adaptive', 'alignment-only', 'competence-only']) expect(rank(gated)).toBe(2);
+    for (const step of ['fixed:40', 'linear:100']) expect(rank(step)).toBe(1);
+    expect(rank('none')).toBe(0);
+    expect(teacherHorizonRank(preset('opd-shell'))).toBeGreaterThan(teacherHorizonRank(preset('retire-shell')));
   });
 });
