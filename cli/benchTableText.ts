@@ -49,8 +49,7 @@ const range = (s: unknown): string => {
   const m = num(at(s, 'medianMs'));
   return m === null ? '–' : `${fmt(m)} (${fmt(num(at(s, 'minMs')))}–${fmt(num(at(s, 'maxMs')))})`;
 };
-export const threadsText = (n: number | null): string =>
-  n === null ? '? threads' : `${n} thread${n === 1 ? '' : 's'}`;
+const threadsText = (n: number | null): string => (n === null ? '? threads' : `${n} thread${n === 1 ? '' : 's'}`);
 /** "Chromium 156.0.8078.114" from what `chromium --version` prints ("Chromium 156.0.8078.114 built on Debian …"). */
 export const chromiumVersion = (version: string): string => `Chromium ${/\d+(?:\.\d+)+/.exec(version)?.[0] ?? '?'}`;
 
