@@ -7,14 +7,13 @@ import { CHROMIUM_FLAGS } from './chromium';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
-import { build, createServer, preview } from 'vite';
+import { createServer } from 'vite';
+import { buildAndPreview, ROOT } from './vitePreview';
 import type { BenchRequest, BrowserBenchBackend } from '../bench/browser/protocol';
 import type { Workload } from '../src/engine/benchWorkloads';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const PAGE = 'bench/browser/index.html';
 
 export interface ChromiumBenchOptions {
@@ -52,53 +51,30 @@ async function servePage(
   dev: boolean,
   log: (message: string) => void,
 ): Promise<{ url: string; close(): Promise<void> }> {
-  const configFile = join(ROOT, 'vite.config.ts');
-  const scratch = mkdtempSync(join(tmpdir(), 'retirelab-bench-'));
-  const cleanup = () => rmSync(scratch, { recursive: true, force: true });
-  if (dev) {
-    const server = await createServer({
-      root: ROOT,
-      configFile,
-      cacheDir: join(scratch, 'vite-cache'),
-      logLevel: 'error',
-      server: { host: '127.0.0.1', port: 0, hmr: false },
-      optimizeDeps: { entries: [PAGE, 'bench/browser/benchWorker.ts'] },
-    });
-    await server.listen();
-    const address = server.httpServer?.address();
-    if (!address || typeof address === 'string') throw new Error('the Vite dev server reported no port');
-    return {
-      url: `http://127.0.0.1:${address.port}/${PAGE}`,
-      close: async () => {
-        await server.close();
-        cleanup();
-      },
-    };
+  if (!dev) {
+    log('building the bench page (vite build) …');
+    const t0 = performance.now();
+    const server = await buildAndPreview({ page: PAGE, buildLogLevel: 'warn' });
+    log(`built in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+    return { url: `${server.url}${PAGE}`, close: () => server.close() };
   }
-  const outDir = join(scratch, 'dist');
-  log('building the bench page (vite build) …');
-  const t0 = performance.now();
-  await build({
+  const scratch = mkdtempSync(join(tmpdir(), 'retirelab-bench-'));
+  const server = await createServer({
     root: ROOT,
-    configFile,
-    logLevel: 'warn',
-    build: { outDir, emptyOutDir: true, rollupOptions: { input: join(ROOT, PAGE) } },
-  });
-  log(`built in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
-  const server = await preview({
-    root: ROOT,
-    configFile,
+    configFile: join(ROOT, 'vite.config.ts'),
+    cacheDir: join(scratch, 'vite-cache'),
     logLevel: 'error',
-    build: { outDir },
-    preview: { host: '127.0.0.1', port: 0, strictPort: false },
+    server: { host: '127.0.0.1', port: 0, hmr: false },
+    optimizeDeps: { entries: [PAGE, 'bench/browser/benchWorker.ts'] },
   });
-  const address = server.httpServer.address();
-  if (!address || typeof address === 'string') throw new Error('the Vite preview server reported no port');
+  await server.listen();
+  const address = server.httpServer?.address();
+  if (!address || typeof address === 'string') throw new Error('the Vite dev server reported no port');
   return {
     url: `http://127.0.0.1:${address.port}/${PAGE}`,
     close: async () => {
       await server.close();
-      cleanup();
+      rmSync(scratch, { recursive: true, force: true });
     },
   };
 }

@@ -50,7 +50,7 @@ describe('the instant demo in a real browser', { shuffle: false }, () => {
 
   beforeAll(async () => {
     out = mkdtempSync(join(tmpdir(), 'retirelab-demo-'));
-    app = await buildAndPreview(out);
+    app = await buildAndPreview({ outDir: out });
     browser = await launchChromium();
     page = await browser.newPage();
     page.on('worker', (w) => workers.push(w.url()));

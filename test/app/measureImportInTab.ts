@@ -57,7 +57,7 @@ try {
   const steps = await writeFolder();
   const mb = statSync(join(folder, 'metrics.jsonl')).size / 1024 / 1024;
   const outDir = join(work, 'dist');
-  const server = await buildAndPreview(outDir);
+  const server = await buildAndPreview({ outDir });
   const browser = await launchChromium();
   try {
     const page = await browser.newPage();

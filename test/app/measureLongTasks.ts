@@ -15,7 +15,7 @@ const trace = process.argv.includes('--trace');
 const [preset = 'smoke', backend = 'wasm'] = process.argv.slice(2).filter((a) => a !== '--trace');
 const outDir = mkdtempSync(join(tmpdir(), 'retirelab-build-'));
 try {
-  const server = await buildAndPreview(outDir, !trace);
+  const server = await buildAndPreview({ outDir, minify: !trace });
   const browser = await launchChromium();
   try {
     const page = await browser.newPage();

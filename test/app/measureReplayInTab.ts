@@ -57,7 +57,7 @@ async function timeTab(): Promise<{
   progressSeen: boolean;
 }> {
   const outDir = join(work, 'dist');
-  const server = await buildAndPreview(outDir, !trace);
+  const server = await buildAndPreview({ outDir, minify: !trace });
   const browser = await launchChromium();
   try {
     const page = await browser.newPage();

@@ -1,38 +1,11 @@
 // The production build served as `vite preview` serves it (the app's own headers), for the measuring scripts that
 // time the page as a user gets it (measureLongTasks.ts, measureReplayInTab.ts, measureImportInTab.ts,
 // measureRunInTab.ts, measureQueueInTab.ts).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { build, preview } from 'vite';
 import { launchChromium } from '../support/chromium';
-import { ROOT } from './appServer';
+import { buildAndPreview } from '../../cli/vitePreview';
 
-export interface PreviewedBuild {
-  /** the page's URL, e.g. http://127.0.0.1:4321/ */
-  url: string;
-  close(): Promise<void>;
-}
-
-/** Build the app into `outDir` (minified unless `minify` is false) and serve it on a free port. */
-export async function buildAndPreview(outDir: string, minify = true): Promise<PreviewedBuild> {
-  const configFile = join(ROOT, 'vite.config.ts');
-  await build({ root: ROOT, configFile, logLevel: 'error', build: { outDir, emptyOutDir: true, minify } });
-  const server = await preview({
-    root: ROOT,
-    configFile,
-    logLevel: 'error',
-    build: { outDir },
-    preview: { port: 0, host: '127.0.0.1' },
-  });
-  const address = server.httpServer.address();
-  if (!address || typeof address === 'string') throw new Error('vite preview has no port');
-  return {
-    url: `http://127.0.0.1:${address.port}/`,
-    close: () => new Promise<void>((resolve) => server.httpServer.close(() => resolve())),
-  };
-}
+export { buildAndPreview, type PreviewedBuild } from '../../cli/vitePreview';
 
 /**
  * The production build in headless Chromium, for a measuring script: built into a temp folder and served, with one
@@ -43,9 +16,8 @@ export async function withPreviewPage<T>(
   timeoutMs: number,
   use: (page: Page, url: string, pageErrors: string[]) => Promise<T>,
 ): Promise<T> {
-  const work = mkdtempSync(join(tmpdir(), 'retirelab-preview-'));
+  const server = await buildAndPreview();
   try {
-    const server = await buildAndPreview(join(work, 'dist'));
     const browser = await launchChromium();
     try {
       const page = await browser.newPage();
@@ -55,10 +27,9 @@ export async function withPreviewPage<T>(
       return await use(page, server.url, pageErrors);
     } finally {
       await browser.close();
-      await server.close();
     }
   } finally {
-    rmSync(work, { recursive: true, force: true });
+    await server.close();
   }
 }
 

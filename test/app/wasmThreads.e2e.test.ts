@@ -5,37 +5,15 @@
 // (getThreadsCount(), not the requested count), with the thread count pinned by the `?threads=N` override of the
 // start-up calibration. On a machine with one core, or a page that is not isolated, the
 // expected badge is the single-threaded "simd × 1 thread" instead.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import type { BrowserContext } from 'playwright-core';
-import { build, preview } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM_PATH, launchChromium } from '../support/chromium';
-import { ROOT, startAppServer, type AppServer } from './appServer';
+import { buildAndPreview } from '../../cli/vitePreview';
+import { startAppServer, type AppServer } from './appServer';
 
 /** The production build of the whole app, served by Vite's preview server (same COOP/COEP headers). */
-async function startBuiltApp(): Promise<AppServer> {
-  const outDir = mkdtempSync(join(tmpdir(), 'retirelab-app-build-'));
-  const configFile = join(ROOT, 'vite.config.ts');
-  await build({ root: ROOT, configFile, logLevel: 'error', build: { outDir, emptyOutDir: true } });
-  const server = await preview({
-    root: ROOT,
-    configFile,
-    logLevel: 'error',
-    build: { outDir },
-    preview: { host: '127.0.0.1', port: 0, strictPort: false },
-  });
-  const address = server.httpServer.address();
-  if (!address || typeof address === 'string') throw new Error('the Vite preview server reported no port');
-  return {
-    url: `http://127.0.0.1:${address.port}/`,
-    async close() {
-      await server.close();
-      rmSync(outDir, { recursive: true, force: true });
-    },
-  };
-}
+const startBuiltApp = (): Promise<AppServer> => buildAndPreview();
 
 const servers: [string, () => Promise<AppServer>][] = [
   ['the dev server', startAppServer],
