@@ -17,7 +17,7 @@ import * as tf from '@tensorflow/tfjs';
 import { GRPO_AGGREGATIONS, type GrpoAggregation, isOneOf } from '../../core/methodVocabulary';
 import { fusedGrpoLoss } from '../kernels/fusedLosses';
 import { useFusedKernels } from '../kernels/registerWebgpuKernels';
-import { actionMask, maskedMean, type LossOutput } from './lossTypes';
+import { actionMask, maskedMean, type LossOutput, type TokenStats } from './lossTypes';
 import { tokenEntropy, tokenLogProbs } from './tokenLogProbs';
 
 /** verl's token aggregations; the names are declared in core/methodVocabulary.ts (GRPO_AGGREGATIONS) */
@@ -62,6 +62,8 @@ export interface GrpoInputs {
   advantages: Float32Array | tf.Tensor;
   /** [B, T] log π_ref(targets); required when klCoef > 0 */
   refLogProbs?: tf.Tensor;
+  /** the logits' shared per-token statistics, when another loss reads the same logits (not on webgpu) */
+  tokenStats?: TokenStats;
 }
 
 export type GrpoStat =
@@ -148,7 +150,7 @@ export function grpoLoss(inputs: GrpoInputs, config: Partial<GrpoLossConfig> = {
   }
   return tf.tidy(() => {
     const mask = actionMask(targetClasses); // [B, T]
-    const lp = tokenLogProbs(logits, targets); // [B, T]
+    const lp = inputs.tokenStats?.logProbs() ?? tokenLogProbs(logits, targets); // [B, T]
     const adv = tf.reshape(
       inputs.advantages instanceof Float32Array ? tf.tensor1d(inputs.advantages) : inputs.advantages,
       [batch, 1],
@@ -186,7 +188,9 @@ export function grpoLoss(inputs: GrpoInputs, config: Partial<GrpoLossConfig> = {
       ratioMean: maskedMean(ratio, mask),
       clipFracDual: c.clipRatioC === null ? tf.scalar(0) : maskedMean(tf.cast(dualOn, 'float32'), mask),
       ratioDevSq: maskedMean(tf.square(tf.sub(ratio, 1)), mask),
-      entropy: c.computeEntropy ? maskedMean(tokenEntropy(logits), mask) : tf.scalar(Number.NaN),
+      entropy: c.computeEntropy
+        ? maskedMean(inputs.tokenStats?.entropy() ?? tokenEntropy(logits), mask)
+        : tf.scalar(Number.NaN),
       actionTokens: tf.sum(mask) as tf.Scalar,
     };
     return { loss, stats };

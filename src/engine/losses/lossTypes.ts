@@ -135,4 +135,14 @@ export interface OpdInputs {
   teacherLogProbs: tf.Tensor;
   /** [B, T, V] teacher logits or log-probs over the vocabulary (normalised here); required by 'full' */
   teacherLogits?: tf.Tensor;
+  /** the student logits' shared per-token statistics, when another loss reads the same logits (not on webgpu) */
+  tokenStats?: TokenStats;
+}
+
+/** One student forward's log-probs and entropy, computed once for every loss that reads its logits (tokenStats). */
+export interface TokenStats {
+  /** log πθ(targets[b, t]) [B, T]: a new differentiable node per call, gradient dy · (onehot − softmax) */
+  logProbs(): tf.Tensor;
+  /** −Σ_v p log p [B, T] (nats): a metric, no gradient path to the loss */
+  entropy(): tf.Tensor;
 }

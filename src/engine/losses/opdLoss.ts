@@ -54,7 +54,7 @@ export function opdLoss(inputs: OpdInputs, estimator: OpdEstimator = DEFAULT_OPD
   }
   return tf.tidy(() => {
     const mask = actionMask(targetClasses); // [B, T]
-    const lp = tokenLogProbs(logits, targets); // [B, T]
+    const lp = inputs.tokenStats?.logProbs() ?? tokenLogProbs(logits, targets); // [B, T]
     const ell = tf.sub(lp, teacherLogProbs); // ℓ_t
     const negEll = tf.minimum(tf.neg(ell), OPD_NEG_ELL_CAP); // −ℓ clamped at 20
     const k3Term = tf.sub(tf.sub(tf.exp(negEll), 1), negEll); // exp(−ℓ) − 1 + ℓ  [B, T]

@@ -9,6 +9,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { fusedRowStats } from '../kernels/fusedLosses';
 import { useFusedKernels } from '../kernels/registerWebgpuKernels';
+import type { TokenStats } from './lossTypes';
 
 /**
  * log πθ(targets[b, t]) for every position: logits [B, T, V] float32, targets [B, T] int32 → [B, T] float32.
@@ -34,6 +35,36 @@ export function tokenLogProbs(logits: tf.Tensor, targets: tf.Tensor): tf.Tensor 
     };
   });
   return op(logits);
+}
+
+/**
+ * What every loss of one student forward reads from its logits, computed once: log p = z − logsumexp(z), the
+ * one-hot targets and softmax(z) = exp(log p) ([B, T, V] each). GRPO and OPD both need log πθ(targets) of the same
+ * logits; each `logProbs()` call is its own gradient node computing what tokenLogProbs computes, kernel for
+ * kernel, so the gradient they sum into the logits keeps its bits, but the logsumexp pass, the one-hot and the
+ * backward passes' onehot − softmax run once instead of once per loss, and `entropy()` reuses them (−Σ p·log p)
+ * instead of a logSoftmax of its own.
+ * Not for webgpu (its losses are fused kernels). The tensors belong to the caller's scope (e.g. the update's tidy).
+ */
+export function tokenStats(logits: tf.Tensor, targets: tf.Tensor): TokenStats {
+  checkShapes(logits, targets, 'tokenStats');
+  const vocab = logits.shape[logits.shape.length - 1] ?? 0;
+  const logp = tf.sub(logits, tf.logSumExp(logits, -1, true)); // [B, T, V]
+  const oneHot = tf.oneHot(targets.dtype === 'int32' ? targets : tf.cast(targets, 'int32'), vocab); // [B, T, V]
+  const probs = tf.exp(logp); // [B, T, V]: what tokenLogProbs's backward computes from its saved log p
+  const residual = tf.sub(oneHot, probs); // [B, T, V]: onehot − softmax, the gradient of log p(target)
+  const node = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
+    const save = args[1] as tf.GradSaveFunc;
+    save([residual]);
+    return {
+      value: tf.sum(tf.mul(logp, oneHot), -1), // [B, T]
+      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => tf.mul(tf.expandDims(dy, -1), saved[0] as tf.Tensor),
+    };
+  });
+  return {
+    logProbs: () => node(logits),
+    entropy: () => tf.neg(tf.sum(tf.mul(probs, logp), -1)),
+  };
 }
 
 /**

@@ -12,7 +12,8 @@ import type { GrpoConfig } from '../../core/experiment/config';
 import type { Task } from '../../core/env/types';
 import { grpoLoss } from '../losses/grpoLoss';
 import { opdGap, opdLoss, type OpdEstimator } from '../losses/opdLoss';
-import { tokenLogProbs } from '../losses/tokenLogProbs';
+import { tokenLogProbs, tokenStats } from '../losses/tokenLogProbs';
+import { useFusedKernels } from '../kernels/registerWebgpuKernels';
 import type { PolicyModel } from '../model';
 import type { RolloutOutput, TrainerOptimizer } from './enginePort';
 import { checkedUpdate } from './checkedUpdate';
@@ -149,9 +150,13 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
           gradClip: grpo.gradClip,
           loss: () => {
             const logits = policy.forward(mb.tokens, lengths);
+            // GRPO (log-probs, entropy) and OPD (log-probs) read the same logits: their passes over the
+            // vocabulary run once (webgpu fuses each loss into kernels of its own instead)
+            const shared = useFusedKernels() ? {} : { tokenStats: tokenStats(logits, mb.targets) };
             const g = grpoLoss(
               {
                 logits,
+                ...shared,
                 targets: mb.targets,
                 targetClasses: mb.targetClasses,
                 oldLogProbs: mb.old,
@@ -176,6 +181,7 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
               const o = opdLoss(
                 {
                   logits,
+                  ...shared,
                   targets: mb.targets,
                   targetClasses: mb.targetClasses,
                   oldLogProbs: mb.old,

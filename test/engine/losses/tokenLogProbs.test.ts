@@ -5,8 +5,10 @@ import {
   tokenLogProbs,
   tokenLogProbsAndEntropy,
   tokenLogProbsComposed,
+  tokenStats,
 } from '../../../src/engine/losses/tokenLogProbs';
 import { shiftTargets, NO_TARGET } from '../../../src/engine/losses/lossTypes';
+import { initBackend } from '../../../src/engine/backend';
 import { makeCase, numericGrad, refEntropy, refTokenLogProbs, rng, tfValueAndGrad } from './reference';
 import { expectClose } from './assertions';
 
@@ -69,6 +71,71 @@ describe('tokenLogProbs', () => {
     const t = tf.tensor2d(c.targets, [c.B, c.T], 'int32');
     const step = () => {
       const { value, grad } = tf.valueAndGrad((x: tf.Tensor) => tf.sum(tokenLogProbs(x, t)) as tf.Scalar)(z);
+      tf.dispose([value, grad]);
+    };
+    step();
+    const before = tf.memory().numTensors;
+    for (let i = 0; i < 20; i++) step();
+    expect(tf.memory().numTensors).toBe(before);
+    tf.dispose([z, t]);
+  });
+});
+
+describe('tokenStats (one pass over the vocabulary for every loss of a forward)', () => {
+  const c = makeCase(12, 3, 5, 7);
+  const wA = Float32Array.from({ length: c.B * c.T }, rng(6));
+  const wB = Float32Array.from({ length: c.B * c.T }, rng(7));
+  // two losses of the same logits, as GRPO and OPD are: Σ wA·lp + Σ wB·exp(lp) (a non-linear second reader)
+  const twoLosses = (lp1: tf.Tensor, lp2: tf.Tensor): tf.Scalar =>
+    tf.add(
+      tf.sum(tf.mul(lp1, tf.tensor2d(wA, [c.B, c.T]))),
+      tf.sum(tf.mul(tf.exp(lp2), tf.tensor2d(wB, [c.B, c.T]))),
+    ) as tf.Scalar;
+  const bits = (x: Float32Array) => Array.from(new Uint32Array(x.buffer.slice(0)));
+
+  for (const backend of ['cpu', 'wasm'] as const) {
+    it(`gives the same log-probs and the same gradient bits as one tokenLogProbs per loss (${backend})`, async () => {
+      await initBackend(backend);
+      try {
+        const targets = tf.tensor2d(c.targets, [c.B, c.T], 'int32');
+        const separate = tfValueAndGrad(c, (z) => twoLosses(tokenLogProbs(z, targets), tokenLogProbs(z, targets)));
+        const shared = tfValueAndGrad(c, (z) => {
+          const s = tokenStats(z, targets);
+          return twoLosses(s.logProbs(), s.logProbs());
+        });
+        expect(bits(Float32Array.of(shared.value))).toEqual(bits(Float32Array.of(separate.value)));
+        expect(bits(shared.grad)).toEqual(bits(separate.grad));
+        const [a, b] = tf.tidy(() => {
+          const z = tf.tensor3d(Float32Array.from(c.logits), [c.B, c.T, c.V]);
+          return [tokenLogProbs(z, targets), tokenStats(z, targets).logProbs()];
+        });
+        expect(bits(a!.dataSync() as Float32Array)).toEqual(bits(b!.dataSync() as Float32Array));
+        tf.dispose([a!, b!, targets]);
+      } finally {
+        await tf.setBackend('cpu');
+      }
+    });
+  }
+
+  it('gives the entropy of the float64 reference (1e-4 relative)', () => {
+    const h = tf.tidy(() =>
+      tokenStats(
+        tf.tensor3d(Float32Array.from(c.logits), [c.B, c.T, c.V]),
+        tf.tensor2d(c.targets, [c.B, c.T], 'int32'),
+      ).entropy(),
+    );
+    expectClose(h.dataSync(), refEntropy(c.logits, c.V));
+    h.dispose();
+  });
+
+  it('leaves tf.memory().numTensors flat over repeated value-and-gradient calls', () => {
+    const z = tf.tensor3d(Float32Array.from(c.logits), [c.B, c.T, c.V]);
+    const t = tf.tensor2d(c.targets, [c.B, c.T], 'int32');
+    const step = () => {
+      const { value, grad } = tf.valueAndGrad((x: tf.Tensor) => {
+        const s = tokenStats(x, t);
+        return tf.add(twoLosses(s.logProbs(), s.logProbs()), tf.sum(s.entropy())) as tf.Scalar;
+      })(z);
       tf.dispose([value, grad]);
     };
     step();
