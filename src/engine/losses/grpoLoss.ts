@@ -17,7 +17,7 @@ import * as tf from '@tensorflow/tfjs';
 import { GRPO_AGGREGATIONS, type GrpoAggregation, isOneOf } from '../../core/methodVocabulary';
 import { fusedGrpoLoss } from '../kernels/fusedLosses';
 import { useFusedKernels } from '../kernels/registerWebgpuKernels';
-import { actionMask, maskedMean, type LossOutput, type TokenStats } from './lossTypes';
+import { actionMask, checkedTokenStats, maskedMean, type LossOutput, type TokenStats } from './lossTypes';
 import { tokenEntropy, tokenLogProbs } from './tokenLogProbs';
 
 /** verl's token aggregations; the names are declared in core/methodVocabulary.ts (GRPO_AGGREGATIONS) */
@@ -148,9 +148,10 @@ export function grpoLoss(inputs: GrpoInputs, config: Partial<GrpoLossConfig> = {
       );
     });
   }
+  const shared = checkedTokenStats('grpoLoss', inputs.tokenStats, logits, targets);
   return tf.tidy(() => {
     const mask = actionMask(targetClasses); // [B, T]
-    const lp = inputs.tokenStats?.logProbs() ?? tokenLogProbs(logits, targets); // [B, T]
+    const lp = shared?.logProbs() ?? tokenLogProbs(logits, targets); // [B, T]
     const adv = tf.reshape(
       inputs.advantages instanceof Float32Array ? tf.tensor1d(inputs.advantages) : inputs.advantages,
       [batch, 1],
@@ -188,9 +189,7 @@ export function grpoLoss(inputs: GrpoInputs, config: Partial<GrpoLossConfig> = {
       ratioMean: maskedMean(ratio, mask),
       clipFracDual: c.clipRatioC === null ? tf.scalar(0) : maskedMean(tf.cast(dualOn, 'float32'), mask),
       ratioDevSq: maskedMean(tf.square(tf.sub(ratio, 1)), mask),
-      entropy: c.computeEntropy
-        ? maskedMean(inputs.tokenStats?.entropy() ?? tokenEntropy(logits), mask)
-        : tf.scalar(Number.NaN),
+      entropy: c.computeEntropy ? maskedMean(shared?.entropy() ?? tokenEntropy(logits), mask) : tf.scalar(Number.NaN),
       actionTokens: tf.sum(mask) as tf.Scalar,
     };
     return { loss, stats };

@@ -141,8 +141,24 @@ export interface OpdInputs {
 
 /** One student forward's log-probs and entropy, computed once for every loss that reads its logits (tokenStats). */
 export interface TokenStats {
+  /** the logits [B, T, V] and targets [B, T] it was made from: a loss given it must be reading these very tensors */
+  readonly logits: tf.Tensor;
+  readonly targets: tf.Tensor;
   /** log πθ(targets[b, t]) [B, T]: a new differentiable node per call, gradient dy · (onehot − softmax) */
   logProbs(): tf.Tensor;
   /** −Σ_v p log p [B, T] (nats): a metric, no gradient path to the loss */
   entropy(): tf.Tensor;
+}
+
+/** `stats` when it was made from these logits and targets (the same tensors); a loss given another's throws. */
+export function checkedTokenStats(
+  who: string,
+  stats: TokenStats | undefined,
+  logits: tf.Tensor,
+  targets: tf.Tensor,
+): TokenStats | undefined {
+  if (stats !== undefined && (stats.logits !== logits || stats.targets !== targets)) {
+    throw new Error(`${who}: tokenStats was made from other logits or targets than the ones given`);
+  }
+  return stats;
 }

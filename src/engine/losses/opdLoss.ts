@@ -16,7 +16,7 @@ import { TokenClass } from '../../core/env/types';
 import { isOneOf, OPD_ESTIMATORS, type OpdEstimator } from '../../core/methodVocabulary';
 import { fusedOpdLoss, fusedRowStats } from '../kernels/fusedLosses';
 import { useFusedKernels } from '../kernels/registerWebgpuKernels';
-import { actionMask, maskedMean, type LossOutput, type OpdInputs } from './lossTypes';
+import { actionMask, checkedTokenStats, maskedMean, type LossOutput, type OpdInputs } from './lossTypes';
 import { tokenLogProbs } from './tokenLogProbs';
 
 // the estimator names are declared in core/methodVocabulary.ts; the type is re-exported for the trainer
@@ -52,9 +52,10 @@ export function opdLoss(inputs: OpdInputs, estimator: OpdEstimator = DEFAULT_OPD
       negEllCap: OPD_NEG_ELL_CAP,
     });
   }
+  const shared = checkedTokenStats('opdLoss', inputs.tokenStats, logits, targets);
   return tf.tidy(() => {
     const mask = actionMask(targetClasses); // [B, T]
-    const lp = inputs.tokenStats?.logProbs() ?? tokenLogProbs(logits, targets); // [B, T]
+    const lp = shared?.logProbs() ?? tokenLogProbs(logits, targets); // [B, T]
     const ell = tf.sub(lp, teacherLogProbs); // ℓ_t
     const negEll = tf.minimum(tf.neg(ell), OPD_NEG_ELL_CAP); // −ℓ clamped at 20
     const k3Term = tf.sub(tf.sub(tf.exp(negEll), 1), negEll); // exp(−ℓ) − 1 + ℓ  [B, T]

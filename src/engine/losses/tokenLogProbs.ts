@@ -62,6 +62,8 @@ export function tokenStats(logits: tf.Tensor, targets: tf.Tensor): TokenStats {
     };
   });
   return {
+    logits,
+    targets,
     logProbs: () => node(logits),
     entropy: () => tf.neg(tf.sum(tf.mul(probs, logp), -1)),
   };

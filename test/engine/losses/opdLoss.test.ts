@@ -1,6 +1,8 @@
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { grpoLoss } from '../../../src/engine/losses/grpoLoss';
 import { readStats } from '../../../src/engine/losses/lossTypes';
+import { tokenStats } from '../../../src/engine/losses/tokenLogProbs';
 import { opdGap, opdGapHost, opdLoss, type OpdEstimator } from '../../../src/engine/losses/opdLoss';
 import {
   caseTensors,
@@ -115,6 +117,34 @@ describe('opdLoss (METHODS §3)', () => {
     expect(() => opdLoss(base, 'full')).toThrow(/needs teacherLogits/);
     expect(() => opdLoss(base, 'k2' as OpdEstimator)).toThrow(/estimator must be one of k3, full, naive/);
     z.dispose();
+    t.dispose();
+  });
+
+  it('GRPO and OPD given one tokenStats of other logits or targets are rejected, naming the loss', () => {
+    const t = caseTensors(c);
+    const z = tf.zeros([c.B, c.T, c.V]);
+    const other = tf.zeros([c.B, c.T, c.V]);
+    const otherTargets = tf.zerosLike(t.targets);
+    const common = { logits: z, targets: t.targets, targetClasses: t.targetClasses, oldLogProbs: t.oldLogProbs };
+    const opdInputs = { ...common, teacherLogProbs: t.teacherLogProbs };
+    const grpoInputs = { ...common, advantages: new Float32Array(c.B) };
+    tf.tidy(() => {
+      for (const stats of [tokenStats(other, t.targets), tokenStats(z, otherTargets)]) {
+        expect(() => opdLoss({ ...opdInputs, tokenStats: stats }, 'k3')).toThrow(
+          /opdLoss: tokenStats was made from other/,
+        );
+        expect(() => grpoLoss({ ...grpoInputs, tokenStats: stats })).toThrow(
+          /grpoLoss: tokenStats was made from other/,
+        );
+      }
+    });
+    // made from these very tensors, it is taken, and gives the value of the loss without it
+    const alone = tf.tidy(() => opdLoss(opdInputs, 'k3').loss.dataSync()[0]);
+    const shared = tf.tidy(
+      () => opdLoss({ ...opdInputs, tokenStats: tokenStats(z, t.targets) }, 'k3').loss.dataSync()[0],
+    );
+    expect(shared).toBe(alone);
+    tf.dispose([z, other, otherTargets]);
     t.dispose();
   });
 
