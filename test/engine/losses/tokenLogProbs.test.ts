@@ -9,12 +9,27 @@ import {
 } from '../../../src/engine/losses/tokenLogProbs';
 import { shiftTargets, NO_TARGET } from '../../../src/engine/losses/lossTypes';
 import { initBackend } from '../../../src/engine/backend';
-import { makeCase, numericGrad, refEntropy, refTokenLogProbs, rng, tfValueAndGrad } from './reference';
+import { makeCase, numericGrad, refEntropy, refTokenLogProbs, rng, tfValueAndGrad, type Case } from './reference';
 import { expectClose } from './assertions';
 
 beforeAll(async () => {
   await tf.setBackend('cpu');
 });
+
+/** tf.memory().numTensors is the same after 20 more value-and-gradient calls of `loss` as after the first. */
+function expectFlatTensors(c: Case, loss: (logits: tf.Tensor, targets: tf.Tensor) => tf.Scalar): void {
+  const z = tf.tensor3d(Float32Array.from(c.logits), [c.B, c.T, c.V]);
+  const t = tf.tensor2d(c.targets, [c.B, c.T], 'int32');
+  const step = () => {
+    const { value, grad } = tf.valueAndGrad((x: tf.Tensor) => loss(x, t))(z);
+    tf.dispose([value, grad]);
+  };
+  step();
+  const before = tf.memory().numTensors;
+  for (let i = 0; i < 20; i++) step();
+  expect(tf.memory().numTensors).toBe(before);
+  tf.dispose([z, t]);
+}
 
 describe('tokenLogProbs', () => {
   const c = makeCase(11, 3, 5, 7);
@@ -67,17 +82,7 @@ describe('tokenLogProbs', () => {
   });
 
   it('leaves tf.memory().numTensors flat over repeated value-and-gradient calls', () => {
-    const z = tf.tensor3d(Float32Array.from(c.logits), [c.B, c.T, c.V]);
-    const t = tf.tensor2d(c.targets, [c.B, c.T], 'int32');
-    const step = () => {
-      const { value, grad } = tf.valueAndGrad((x: tf.Tensor) => tf.sum(tokenLogProbs(x, t)) as tf.Scalar)(z);
-      tf.dispose([value, grad]);
-    };
-    step();
-    const before = tf.memory().numTensors;
-    for (let i = 0; i < 20; i++) step();
-    expect(tf.memory().numTensors).toBe(before);
-    tf.dispose([z, t]);
+    expectFlatTensors(c, (x, t) => tf.sum(tokenLogProbs(x, t)) as tf.Scalar);
   });
 });
 
@@ -129,20 +134,10 @@ describe('tokenStats (one pass over the vocabulary for every loss of a forward)'
   });
 
   it('leaves tf.memory().numTensors flat over repeated value-and-gradient calls', () => {
-    const z = tf.tensor3d(Float32Array.from(c.logits), [c.B, c.T, c.V]);
-    const t = tf.tensor2d(c.targets, [c.B, c.T], 'int32');
-    const step = () => {
-      const { value, grad } = tf.valueAndGrad((x: tf.Tensor) => {
-        const s = tokenStats(x, t);
-        return tf.add(twoLosses(s.logProbs(), s.logProbs()), tf.sum(s.entropy())) as tf.Scalar;
-      })(z);
-      tf.dispose([value, grad]);
-    };
-    step();
-    const before = tf.memory().numTensors;
-    for (let i = 0; i < 20; i++) step();
-    expect(tf.memory().numTensors).toBe(before);
-    tf.dispose([z, t]);
+    expectFlatTensors(c, (x, t) => {
+      const s = tokenStats(x, t);
+      return tf.add(twoLosses(s.logProbs(), s.logProbs()), tf.sum(s.entropy())) as tf.Scalar;
+    });
   });
 });
 
