@@ -96,7 +96,7 @@ describe('tokenStats (one pass over the vocabulary for every loss of a forward)'
       tf.sum(tf.mul(lp1, tf.tensor2d(wA, [c.B, c.T]))),
       tf.sum(tf.mul(tf.exp(lp2), tf.tensor2d(wB, [c.B, c.T]))),
     ) as tf.Scalar;
-  const bits = (x: Float32Array) => Array.from(new Uint32Array(x.buffer.slice(0)));
+  const bits = (x: Float32Array) => Array.from(new Uint32Array(x.buffer, x.byteOffset, x.length)); // exactly its own floats
 
   for (const backend of ['cpu', 'wasm'] as const) {
     it(`gives the same log-probs and the same gradient bits as one tokenLogProbs per loss (${backend})`, async () => {
