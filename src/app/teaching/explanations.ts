@@ -42,7 +42,7 @@ export const EXPLANATIONS = {
   },
   competence_ratio: {
     title: 'η — competence ratio',
-    what: 'The student’s last two validation scores, averaged, as a fraction of the teacher’s score S_T.',
+    what: 'This validation’s score and the one a window earlier (the previous validation that evaluated a window), averaged, as a fraction of the teacher’s score S_T.',
     formula: String.raw`\eta = C = \frac{S + S_{\text{prev}}}{2\,S_T}`,
     sign: 'η = 1: the student scores as well as the teacher on the same split and metric.',
     lookFor: 'Retirement needs η ≥ γ. η rises with the validation success rate.',
