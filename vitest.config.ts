@@ -1,7 +1,7 @@
 // Two test projects; `npm test` runs both (after the type check, lint and format check).
 //   unit — every other `test/**/*.test.ts`: no browser, no Node child process, no training over a whole preset;
-//          the project runs in ≈ 40 s on a quiet 2-core machine (`npm run test:unit`, the loop while editing;
-//          measured 2026-12-02: 929 tests, 41 s wall).
+//          the loop while editing (`npm run test:unit`); each file's measured time is in test-results/durations.md
+//          after a run.
 //   e2e  — every `test/**/*.e2e.test.ts`: the file launches Chromium (test/support/chromium.ts,
 //          test/app/appServer.ts), spawns a process (a CLI as the user starts it, the replay fuzz runner), or runs the
 //          trainer over a whole preset; seconds to minutes per file (`npm run test:e2e`).
@@ -17,7 +17,8 @@ export default defineConfig({
     pool: 'forks',
     testTimeout: 120_000,
     hookTimeout: 120_000,
-    reporters: ['default', './test/support/summaryReporter.ts'],
+    // the duration reporter writes test-results/durations.md; the summary reporter's closing line stays last
+    reporters: ['default', './test/support/durationReporter.ts', './test/support/summaryReporter.ts'],
     projects: [
       {
         extends: true,
