@@ -1,3 +1,4 @@
+import Papa from 'papaparse';
 import { describe, expect, it } from 'vitest';
 import { applyOverrides } from '../../src/core/experiment/config';
 import { compareRuns, formatComparisonTable } from '../../src/core/experiment/comparison';
@@ -143,6 +144,40 @@ describe('comparing stored runs', () => {
     const one = comparisonCsv([runs[0]!, runs[1]!, runs[3]!]).split(/\r?\n/);
     expect(one[1]).toBe('never,1,0.5,0,,,,,10,,10,10');
     expect(one[2]).toBe('adaptive,2,0.375,0.176777,-1.21325,1.96325,,,10,10,10,10.5');
+  });
+
+  it('writes a text cell that a spreadsheet would run as a formula as quoted text, and keeps negative numbers numbers', () => {
+    const hostile = [
+      record('r1', [], 0, 0.5, { point: { name: "=cmd|' /C calc'!A0", 'student.lambdaOpd': '=1+2' } }),
+      record('r2', [], 0, 0.25, { point: { name: '-2+3', 'student.lambdaOpd': '@SUM(A1)\n=1' } }),
+      record('r3', [], 0, 0.75, { point: { name: 'plain', 'student.lambdaOpd': -0.5 } }),
+    ];
+    const rows = Papa.parse<string[]>(comparisonCsv(hostile)).data;
+    expect(rows[0]!.slice(0, 2)).toEqual(['name', 'student.lambdaOpd']);
+    // OWASP: a leading ' makes the cell text; papaparse's own pattern would miss the one with a line break
+    expect(rows[1]!.slice(0, 2)).toEqual(["'=cmd|' /C calc'!A0", "'=1+2"]);
+    expect(rows[2]!.slice(0, 2)).toEqual(["'-2+3", "'@SUM(A1)\n=1"]);
+    // a number cell stays a number: the axis value −0.5 (the interval's negative ends are numbers too, test above)
+    expect(rows[3]!.slice(0, 3)).toEqual(['plain', '-0.5', '1']);
+    const raw = comparisonCsv(hostile).split(/\r\n/);
+    expect(raw[1]!.startsWith(`"'=cmd|' /C calc'!A0","'=1+2",1,0.5`)).toBe(true);
+    expect(raw.at(-1)!.startsWith('plain,-0.5,1,0.75')).toBe(true);
+  });
+
+  it('writes Markdown with user text as literal text: no HTML, code spans, links or extra table cells', () => {
+    const hostile = [
+      record('r1', [], 0, 0.5, { point: { name: '<img src=x onerror=alert(1)>' } }),
+      record('r2', [], 0, 0.25, { point: { name: '[a](javascript:x) `b` | c & d' } }),
+    ];
+    const md = comparisonMarkdown(hostile).split('\n');
+    expect(md[2]!.startsWith('| &lt;img src=x onerror=alert(1)&gt; | 1 |')).toBe(true);
+    expect(md[3]!.startsWith('| \\[a\\](javascript:x) \\`b\\` \\| c &amp; d | 1 |')).toBe(true);
+    const file = comparisonMarkdownFile(hostile, undefined, () => 'A <b>bold</b> [claim]');
+    expect(file.split('\n').slice(0, 3)).toEqual([
+      `# Sweep ${hostile[0]!.preset}`,
+      '',
+      'A &lt;b&gt;bold&lt;/b&gt; \\[claim\\]',
+    ]);
   });
 
   it('writes comparison.md as the sweep CLI does: heading, the preset’s description, the table', () => {

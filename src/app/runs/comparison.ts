@@ -15,6 +15,7 @@ import {
   type ComparisonTable,
   type CurvePoint,
 } from '../../core/experiment/comparison';
+import { CSV_FORMULA_START } from '../../core/experiment/exportText';
 import type { RunSummary } from '../../core/experiment/summary';
 import type { SeriesPoint } from '../charts/downsampleSeries';
 import type { RunRecord } from './runRecord';
@@ -108,15 +109,20 @@ export function comparisonMarkdownFile(
   return comparisonDocument(names.join('+'), sweepAbout(presets), comparisonMarkdown(runs, curves));
 }
 
-/** A number for a CSV cell: empty when not finite (a spreadsheet reads an empty cell as missing). */
-const csvNumber = (x: number | null | undefined, digits = 6): string =>
-  x === null || x === undefined || !Number.isFinite(x) ? '' : String(Number(x.toFixed(digits)));
+/**
+ * A number for a CSV cell: empty when not finite (a spreadsheet reads an empty cell as missing). It stays a number, so
+ * the CSV's formula rule (text cells only) leaves a negative value as `-0.5`.
+ */
+const csvNumber = (x: number | null | undefined, digits = 6): number | '' =>
+  x === null || x === undefined || !Number.isFinite(x) ? '' : Number(x.toFixed(digits));
 
 /**
  * The comparison as numbers, one row per point: the axis values, n (seeds), test success as a fraction — mean, sample
  * std, and the 95 % interval's lo and hi (empty with one seed) — then one column per seed for the steps to 0.9·S_T
  * and one per seed for the trigger step (empty = never, or the point has no run with that seed), the mean teacher
  * forwards saved and the mean wall seconds. The same numbers as the Markdown table, unrounded, in columns.
+ * Text cells (an axis value such as `=1+2`, a key) that a spreadsheet would run as a formula are written as text
+ * (CSV_FORMULA_START: a leading ' and quotes); number cells, negative ones included, stay numbers.
  */
 export function comparisonCsv(runs: readonly RunRecord[], curves?: RunCurves): string {
   const { withSummary, keys } = summarised(runs);
@@ -153,9 +159,9 @@ export function comparisonCsv(runs: readonly RunRecord[], curves?: RunCurves): s
     return [
       ...axisKeys.map((k) => {
         const v = r.point[k];
-        return v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v);
+        return v === undefined ? '' : typeof v === 'string' || typeof v === 'number' ? v : JSON.stringify(v);
       }),
-      String(r.seeds),
+      r.seeds,
       csvNumber(r.successMean),
       csvNumber(r.successStd),
       ...interval,
@@ -165,7 +171,7 @@ export function comparisonCsv(runs: readonly RunRecord[], curves?: RunCurves): s
       csvNumber(r.wallSecondsMean),
     ];
   });
-  return Papa.unparse([header, ...body]);
+  return Papa.unparse([header, ...body], { escapeFormulae: CSV_FORMULA_START });
 }
 
 /**

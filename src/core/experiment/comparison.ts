@@ -4,6 +4,7 @@
 import { studentTQuantile } from './seedStatistics';
 import type { RunSummary } from './summary';
 import { METRIC } from '../runLog/metricKeys';
+import { markdownText } from './exportText';
 
 /** One point of a run's validation curve: student step and the gate's validation score there. */
 export interface CurvePoint {
@@ -203,22 +204,24 @@ export function comparisonTable(rows: readonly ComparisonRow[]): ComparisonTable
   return { header, rows: body };
 }
 
-/** A cell as Markdown table text: a `|` in a value (an axis value, a preset name) is escaped, a newline is a space. */
-const markdownCell = (cell: string) => cell.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
-
 /** The comparison table as Markdown (comparison.md), rendered from comparisonTable's cells. */
 export function formatComparisonTable(rows: readonly ComparisonRow[]): string {
   const { header, rows: body } = comparisonTable(rows);
-  const line = (cells: readonly string[]) => `| ${cells.map(markdownCell).join(' | ')} |`;
+  const line = (cells: readonly string[]) => `| ${cells.map(markdownText).join(' | ')} |`;
   return [line(header), `|${header.map(() => '---').join('|')}|`, ...body.map(line)].join('\n');
 }
 
-/** What a sweep compares, for comparison.md: each preset's description (named when there are several). */
+/**
+ * What a sweep compares, for comparison.md: each preset's description (named when there are several), as literal
+ * text (a preset file's name or description is the user's text: markdownText).
+ */
 export function sweepAbout(presets: readonly { name: string; description: string }[]): string {
-  return presets.map((p) => `${presets.length > 1 ? `**${p.name}**: ` : ''}${p.description}`).join('\n\n');
+  return presets
+    .map((p) => `${presets.length > 1 ? `**${markdownText(p.name)}**: ` : ''}${markdownText(p.description)}`)
+    .join('\n\n');
 }
 
-/** The text of comparison.md: a heading naming the sweep, what it compares, the table. */
+/** The text of comparison.md: a heading naming the sweep (as literal text), what it compares, the table. */
 export function comparisonDocument(title: string, about: string, table: string): string {
-  return `# Sweep ${title}\n\n${about}\n\n${table}\n`;
+  return `# Sweep ${markdownText(title)}\n\n${about}\n\n${table}\n`;
 }

@@ -1,7 +1,9 @@
 // report.md of a run: the key numbers of a RunSummary in Markdown (pure; the CLI writes it, the UI can show it).
+// Every text from the config or summary (name, error, an imported run's fields) goes in as literal text (md).
 import type { ExperimentConfig } from './config';
 import type { RunSummary } from './summary';
 import { GATED_SCHEDULE_KINDS, isOneOf } from '../methodVocabulary';
+import { markdownCode, markdownText as md } from './exportText';
 
 const pct = (x: number | null | undefined): string =>
   x === null || x === undefined || !Number.isFinite(x) ? '–' : `${(100 * x).toFixed(1)}%`;
@@ -10,17 +12,17 @@ const num = (x: number | null | undefined, digits = 3): string =>
 
 export function formatRunReport(cfg: ExperimentConfig, s: RunSummary): string {
   const lines: string[] = [];
-  lines.push(`# ${s.name} — ${s.env}, seed ${s.seed}`, '');
+  lines.push(`# ${md(s.name)} — ${md(s.env)}, seed ${s.seed}`, '');
   lines.push(
-    `Status: **${s.status}**${s.error ? ` — ${s.error}` : ''}. Backend ${s.backend}, wall time ${s.wallSeconds.toFixed(1)} s.`,
+    `Status: **${md(s.status)}**${s.error ? ` — ${md(s.error)}` : ''}. Backend ${md(s.backend)}, wall time ${s.wallSeconds.toFixed(1)} s.`,
     '',
   );
   lines.push(
     `Pipeline: ${cfg.demonstrations.tasks} demonstrations → SFT ${cfg.sft.steps} steps (λ_obs = ${cfg.sft.lambdaObs}${
       cfg.sft.lambdaObs === 0 ? ', ActionSFT' : cfg.sft.lambdaObs === 1 ? ', ActObs' : ''
-    }) → teacher GRPO ${cfg.teacher.steps} steps → student ${cfg.student.steps} steps, schedule \`${s.schedule}\`, λ_opd ${
+    }) → teacher GRPO ${cfg.teacher.steps} steps → student ${cfg.student.steps} steps, schedule ${markdownCode(s.schedule)}, λ_opd ${
       cfg.student.lambdaOpd
-    }, estimator ${s.estimator}.`,
+    }, estimator ${md(s.estimator)}.`,
     '',
   );
   lines.push('| quantity | value |', '|---|---|');
