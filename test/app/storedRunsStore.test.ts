@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunChannelMessage } from '../../src/app/runs/runChannel';
 import { LockRegistry, MemoryLocks, runLockName } from '../../src/app/runs/runLocks';
-import { MemoryRunRepository } from '../../src/app/runs/runRepository';
+import { lockCheckedDeletes, MemoryRunRepository } from '../../src/app/runs/runRepository';
 import { createRunsStore } from '../../src/app/runs/storedRunsStore';
 import type { WorkerLike, WorkerRequest, WorkerResponse } from '../../src/app/worker/protocol';
 import { createRunStore } from '../../src/app/train/liveRunStore';
@@ -150,5 +150,64 @@ describe('the runs store’s storage estimate', () => {
     await runs.getState().reestimate();
     expect(runs.getState().estimate).toEqual({ usage: 10_485_760, quota: 1 << 30 });
     expect(asked).toBe(2);
+  });
+});
+
+describe('a running run cannot be deleted', () => {
+  it('refuses to delete the run the second lane of the same tab trains, and keeps its record', async () => {
+    const repo = new MemoryRunRepository();
+    // two lanes of one page: two runs stores, each with its own worker, sharing the page's locks
+    const pageLocks = new MemoryLocks(new LockRegistry());
+    const lane = () => {
+      const worker = new SteppingWorker();
+      const runStore = createRunStore(() => worker, { sharedControl: false });
+      const runs = createRunsStore(
+        async () => repo,
+        runStore,
+        async () => null,
+        Date.now,
+        {
+          locks: pageLocks,
+          broadcast: () => {},
+        },
+      );
+      return { worker, runs };
+    };
+    const first = lane();
+    const second = lane();
+    const id = (await second.runs.getState().startRun({
+      preset: 'unit',
+      overrides: [],
+      config: CONFIG,
+      backendChoice: 'cpu',
+    }))!;
+    await first.runs.getState().load();
+    await first.runs.getState().remove(id);
+    expect((await repo.getRun(id))?.status).toBe('running');
+    expect(first.runs.getState().error).toBe(
+      `run ${id} is running (a lane of this tab or another tab trains it): stop it before deleting it`,
+    );
+    // once it ended (its lock released) the delete goes through
+    second.worker.finish();
+    await second.runs.getState().runEnded();
+    await pageLocks.whenFree(runLockName(id));
+    await first.runs.getState().remove(id);
+    expect(await repo.getRun(id)).toBeNull();
+  });
+
+  it('refuses at the repository: a lock-checked delete of a locked run throws and deletes nothing', async () => {
+    const repo = new MemoryRunRepository();
+    const registry = new LockRegistry();
+    await repo.putRun(freshRecord('run-held'));
+    await repo.append([{ runId: 'run-held', stage: 'student', step: 1, line: { step: 1 } }], []);
+    const release = await new MemoryLocks(registry).tryAcquire(runLockName('run-held'));
+    const checked = lockCheckedDeletes(repo, new MemoryLocks(registry));
+    await expect(checked.deleteRun('run-held')).rejects.toThrow(/run run-held is running/);
+    expect((await repo.getRun('run-held'))?.id).toBe('run-held');
+    expect(await repo.metrics('run-held')).toHaveLength(1);
+    release!();
+    await checked.deleteRun('run-held');
+    expect(await repo.getRun('run-held')).toBeNull();
+    expect(lockCheckedDeletes(checked, new MemoryLocks(registry))).toBe(checked);
   });
 });

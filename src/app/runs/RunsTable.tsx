@@ -181,7 +181,12 @@ export function RunsTable() {
                     </button>
                     <button
                       type="button"
-                      disabled={live || remote !== undefined}
+                      disabled={live || remote !== undefined || r.status === 'running'}
+                      title={
+                        live || remote !== undefined || r.status === 'running'
+                          ? 'a running run cannot be deleted: stop it first'
+                          : 'delete this run, its lines, events and checkpoints'
+                      }
                       onClick={() => void runsStore.getState().remove(r.id)}
                     >
                       delete

@@ -6,6 +6,7 @@ import type { StageName } from '../../engine/trainer/events';
 import { STAGE_NAMES } from '../../engine/trainer/events';
 import type { RunRecord, StoredEvent, StoredMetrics, TrainedStage } from './runRecord';
 import { TRAINED_STAGES } from './runRecord';
+import { runLockName, type RunLocks } from './runLocks';
 
 /** The queue persisted between reloads (runQueue.ts owns its shape). */
 export interface StoredQueue {
@@ -128,4 +129,50 @@ export class MemoryRunRepository implements RunRepository {
   async deleteQueue(id: string): Promise<void> {
     this.queues.delete(id);
   }
+}
+
+/** A delete of a run some lane of some tab trains (it holds the run's lock): refused, the run is kept. */
+export class RunLockedError extends Error {
+  override name = 'RunLockedError';
+}
+
+/**
+ * A repository whose deleteRun refuses a run whose lock is held (by any lane of this tab or by another tab:
+ * runLocks.ts): the worker training it would write its record back, and the run would end "completed" without its
+ * lines, events and checkpoints. The lock is held for the delete itself, so no lane can start the run meanwhile.
+ * Everything else goes to the wrapped repository unchanged.
+ */
+export class LockCheckedRepository implements RunRepository {
+  constructor(
+    readonly inner: RunRepository,
+    private readonly locks: RunLocks,
+  ) {}
+  putRun = (record: RunRecord) => this.inner.putRun(record);
+  getRun = (id: string) => this.inner.getRun(id);
+  listRuns = () => this.inner.listRuns();
+  append = (metrics: readonly StoredMetrics[], events: readonly StoredEvent[]) => this.inner.append(metrics, events);
+  metrics = (runId: string, stage?: TrainedStage) => this.inner.metrics(runId, stage);
+  events = (runId: string) => this.inner.events(runId);
+  truncateAfter = (runId: string, stage: StageName, step: number) => this.inner.truncateAfter(runId, stage, step);
+  checkpoints = (runId: string) => this.inner.checkpoints(runId);
+  putQueue = (queue: StoredQueue) => this.inner.putQueue(queue);
+  listQueues = () => this.inner.listQueues();
+  deleteQueue = (id: string) => this.inner.deleteQueue(id);
+  async deleteRun(id: string): Promise<void> {
+    const release = await this.locks.tryAcquire(runLockName(id));
+    if (release === null)
+      throw new RunLockedError(
+        `run ${id} is running (a lane of this tab or another tab trains it): stop it before deleting it`,
+      );
+    try {
+      await this.inner.deleteRun(id);
+    } finally {
+      release();
+    }
+  }
+}
+
+/** `repo` with lock-checked deletes (wrapping twice is wrapping once). */
+export function lockCheckedDeletes(repo: RunRepository, locks: RunLocks): RunRepository {
+  return repo instanceof LockCheckedRepository ? repo : new LockCheckedRepository(repo, locks);
 }

@@ -3,7 +3,7 @@
 import { useStore } from 'zustand';
 import { newTrainingWorker, runStore } from '../train/liveRun';
 import { IdbRunRepository, storageEstimate } from './idbRunRepository';
-import { MemoryRunRepository, type RunRepository } from './runRepository';
+import { lockCheckedDeletes, MemoryRunRepository, type RunRepository } from './runRepository';
 import { createQueueStore } from './queueStore';
 import type { RunQueue } from './runQueue';
 import { createRunStore } from '../train/liveRunStore';
@@ -47,7 +47,9 @@ function queueLanes(queue: RunQueue): RunsStore[] {
   secondLane ??= createRunsStore(runRepository, createRunStore(newTrainingWorker), storageEstimate, Date.now, sharing);
   return [secondLane];
 }
-export const queueStore = createQueueStore(runRepository, runsStore, queueLanes, Date.now, sharing.locks);
+// the queue deletes a stale record of an item only when no lane of any tab trains it (its run lock is free)
+const queueRepository = async () => lockCheckedDeletes(await runRepository(), sharing.locks);
+export const queueStore = createQueueStore(queueRepository, runsStore, queueLanes, Date.now, sharing.locks);
 // a single run (no queue going) takes every core again
 queueStore.subscribe((s) => {
   if (s.activeId === null) shareCores(1);

@@ -11,7 +11,7 @@ import { restoreRunState } from './restoreRunState';
 import type { RemoteProgress, RunChannelMessage } from './runChannel';
 import { MemoryLocks, runLockName, type RunLocks } from './runLocks';
 import { newRunId, type RunRecord } from './runRecord';
-import type { RunRepository } from './runRepository';
+import { lockCheckedDeletes, RunLockedError, type RunRepository } from './runRepository';
 
 export interface NewRun {
   preset: string;
@@ -194,7 +194,16 @@ export function createRunsStore(
             if (others.has(runLockName(run.id))) {
               elsewhere[run.id] = { stage: run.stage, step: run.step, totalSteps: run.totalSteps };
               watchElsewhere(run.id);
-            } else await r.putRun({ ...run, status: 'interrupted', updatedAt: now() });
+              continue;
+            }
+            // another lane of this page trains it (it holds the lock): running, not interrupted
+            const release = await locks.tryAcquire(runLockName(run.id));
+            if (release === null) continue;
+            try {
+              await r.putRun({ ...run, status: 'interrupted', updatedAt: now() });
+            } finally {
+              release();
+            }
           }
           set({ elsewhere });
         });
@@ -294,7 +303,12 @@ export function createRunsStore(
           set({ error: inAnotherTab(id) });
           return;
         }
-        await guard(async () => (await repo()).deleteRun(id));
+        // refused while any lane of any tab trains it (it holds the run's lock): its worker would write it back
+        try {
+          await lockCheckedDeletes(await repo(), locks).deleteRun(id);
+        } catch (e) {
+          set({ error: e instanceof RunLockedError ? e.message : message(e) });
+        }
         await get().refresh();
       },
       toggleSelected(id) {
