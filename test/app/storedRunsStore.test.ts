@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunChannelMessage } from '../../src/app/runs/runChannel';
 import { LockRegistry, MemoryLocks, runLockName } from '../../src/app/runs/runLocks';
-import { lockCheckedDeletes, MemoryRunRepository } from '../../src/app/runs/runRepository';
+import { isStorageFull, lockCheckedDeletes, MemoryRunRepository } from '../../src/app/runs/runRepository';
 import { createRunsStore } from '../../src/app/runs/storedRunsStore';
 import type { WorkerLike, WorkerRequest, WorkerResponse } from '../../src/app/worker/protocol';
 import { createRunStore } from '../../src/app/train/liveRunStore';
@@ -209,5 +209,52 @@ describe('a running run cannot be deleted', () => {
     await checked.deleteRun('run-held');
     expect(await repo.getRun('run-held')).toBeNull();
     expect(lockCheckedDeletes(checked, new MemoryLocks(registry))).toBe(checked);
+  });
+});
+
+describe('a full browser storage', () => {
+  /** a worker whose run ends as the training worker ends one whose write the browser refused */
+  class FullDiskWorker extends SteppingWorker {
+    failWith(error: { name: string; message: string }): void {
+      const id = this.starts.at(-1)!.id;
+      this.onmessage?.({ data: { type: 'failed', id, error } } as MessageEvent<WorkerResponse>);
+    }
+  }
+
+  it.each([
+    { name: 'DataError', message: 'Failed to write blobs (IOError)' },
+    { name: 'QuotaExceededError', message: 'The quota has been exceeded.' },
+  ])('leaves a run that hit $name continuable, with what to do, not failed', async (raw) => {
+    const repo = new MemoryRunRepository();
+    const worker = new FullDiskWorker();
+    const runStore = createRunStore(() => worker, { sharedControl: false });
+    const runs = createRunsStore(async () => repo, runStore);
+    const id = (await runs
+      .getState()
+      .startRun({ preset: 'unit', overrides: [], config: CONFIG, backendChoice: 'cpu' }))!;
+    await repo.checkpoints(id).write('student-000005', new Map());
+    await repo.putRun({ ...(await repo.getRun(id))!, checkpoint: 'student-000005' });
+    worker.failWith(raw);
+    await runs.getState().runEnded();
+    for (let i = 0; i < 10 && (await repo.getRun(id))?.status === 'running'; i++) await settle();
+    const record = (await repo.getRun(id))!;
+    expect(record.status).toBe('interrupted');
+    expect(record.checkpoint).toBe('student-000005');
+    const said = `browser storage is full while saving run ${id} (${raw.name}: ${raw.message}): delete runs in the runs table (or free disk space) and continue`;
+    expect(record.error).toBe(said);
+    expect(runs.getState().error).toBe(said);
+  });
+});
+
+describe('what counts as a full browser storage', () => {
+  it('recognises quota errors and Chromium’s IOError write failures, and nothing else', () => {
+    expect(isStorageFull({ name: 'QuotaExceededError', message: '' })).toBe(true);
+    expect(isStorageFull({ name: 'DataError', message: 'Failed to write blobs (IOError)' })).toBe(true);
+    expect(isStorageFull({ name: 'UnknownError', message: 'Internal error: IOError' })).toBe(true);
+    expect(
+      isStorageFull({ name: 'DataError', message: 'Data provided to an operation does not meet requirements.' }),
+    ).toBe(false);
+    expect(isStorageFull(new Error('Failed to write blobs (IOError)'))).toBe(false);
+    expect(isStorageFull(null)).toBe(false);
   });
 });

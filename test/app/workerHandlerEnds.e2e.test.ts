@@ -1,7 +1,8 @@
 // How a run in the training worker's handler (src/app/worker/workerHandler.ts) ends early, in Node on the smoke
 // preset (wasm): stop in the SFT stage (by message) and in the evaluation stage (by the shared flag) ends it
 // 'interrupted'; a backend or a shipped teacher that fails ends it 'failed' with {name, message} and marks the stored
-// run failed. Every wait is on a message. The runs that complete are in workerHandler.e2e.test.ts.
+// run failed; a write the browser refuses for want of room ends it 'interrupted', continuable from its last stored
+// checkpoint. Every wait is on a message. The runs that complete are in workerHandler.e2e.test.ts.
 
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MemoryRunRepository } from '../../src/app/runs/runRepository';
@@ -120,5 +121,35 @@ describe('the worker handler: runs that end early', () => {
       status: 'failed',
       error: 'teacher.checkpoint: /teachers/x/model.json answered 404',
     });
+  });
+
+  it('leaves a run continuable from its last stored checkpoint when the browser refuses a write for want of room', async () => {
+    // a repository whose second checkpoint write fails as Chromium's does on a full disk
+    const repo = new MemoryRunRepository();
+    await repo.putRun({ ...freshRecord('run-7'), config: SMOKE });
+    const checkpoints = repo.checkpoints.bind(repo);
+    let writes = 0;
+    repo.checkpoints = (runId) => {
+      const store = checkpoints(runId);
+      return {
+        ...store,
+        write: async (name, files) => {
+          if (++writes === 2) throw Object.assign(new Error('Failed to write blobs (IOError)'), { name: 'DataError' });
+          return store.write(name, files);
+        },
+      };
+    };
+    const h = harness({ openRepository: async () => repo });
+    const ended = h.next(isEnd(1));
+    h.send(start(1, { record: { runId: 'run-7', resume: false } }));
+    const end = await ended;
+    expect(end).toMatchObject({ type: 'failed', id: 1, error: { name: 'StorageQuotaError' } });
+    const stored = (await repo.getRun('run-7'))!;
+    const first = await repo.checkpoints('run-7').latest();
+    expect(first).not.toBeNull();
+    expect(stored).toMatchObject({ status: 'interrupted', checkpoint: first });
+    expect(stored.error).toMatch(
+      /^browser storage is full while .*\(DataError: Failed to write blobs \(IOError\)\): delete runs in the runs table \(or free disk space\) and continue$/,
+    );
   });
 });

@@ -9,36 +9,31 @@
 //   latest        { runId, name }: the newest complete checkpoint (the CLI's LATEST), written in the same
 //                 transaction as the checkpoint itself, so a reader sees all of a checkpoint or none of it
 //   queues        the run queue (runQueue.ts)
-// A full disk (QuotaExceededError) becomes a StorageQuotaError naming the run and what to do.
+// A full disk (QuotaExceededError, or Chromium's DataError/UnknownError with an IOError) becomes a StorageQuotaError
+// naming the run and what to do (runRepository.ts's isStorageFull).
 import { openDB, type IDBPDatabase } from 'idb';
 import type { CheckpointFiles } from '../../engine/trainer/checkpoint';
 import { STAGE_NAMES, type StageName } from '../../engine/trainer/events';
 import type { RunRecord, StoredEvent, StoredMetrics, TrainedStage } from './runRecord';
 import { TRAINED_STAGES } from './runRecord';
-import { isAfterCheckpoint, type RunCheckpointStore, type RunRepository, type StoredQueue } from './runRepository';
+import {
+  asStorageFull,
+  isAfterCheckpoint,
+  type RunCheckpointStore,
+  type RunRepository,
+  type StoredQueue,
+} from './runRepository';
 
 const RUNS_DB = 'retirelab-runs';
 const VERSION = 1;
 
-/** Browser storage is full: the message says which run was being saved and how to make room. */
-export class StorageQuotaError extends Error {
-  override name = 'StorageQuotaError';
-}
-
-function isQuota(e: unknown): boolean {
-  const name = (e as { name?: unknown } | null)?.name;
-  return name === 'QuotaExceededError' || name === 'NS_ERROR_DOM_QUOTA_REACHED';
-}
+export { StorageQuotaError } from './runRepository';
 
 async function guarded<T>(what: string, f: () => Promise<T>): Promise<T> {
   try {
     return await f();
   } catch (e) {
-    if (isQuota(e))
-      throw new StorageQuotaError(
-        `browser storage is full while ${what}: delete runs in the runs table (or free disk space) and resume`,
-      );
-    throw e;
+    throw asStorageFull(e, what);
   }
 }
 
@@ -100,7 +95,10 @@ export class IdbRunRepository implements RunRepository {
   async events(runId: string): Promise<StoredEvent[]> {
     return (await this.db.getAll('events', runRange(runId))) as StoredEvent[];
   }
-  async truncateAfter(runId: string, stage: StageName, step: number): Promise<void> {
+  truncateAfter(runId: string, stage: StageName, step: number): Promise<void> {
+    return guarded(`dropping the lines of run ${runId} after its checkpoint`, () => this.truncate(runId, stage, step));
+  }
+  private async truncate(runId: string, stage: StageName, step: number): Promise<void> {
     const tx = this.db.transaction(['metrics', 'events'], 'readwrite');
     for (const store of ['metrics', 'events'] as const) {
       let cursor = await tx.objectStore(store).openCursor(runRange(runId));

@@ -35,6 +35,38 @@ export interface RunRepository {
   deleteQueue(id: string): Promise<void>;
 }
 
+/** Browser storage is full: the message says what was being saved and how to make room. */
+export class StorageQuotaError extends Error {
+  override name = 'StorageQuotaError';
+}
+
+/** What to do about a full browser storage (the runs table's Continue resumes from the last stored checkpoint). */
+export const STORAGE_FULL_ADVICE = 'delete runs in the runs table (or free disk space) and continue';
+
+/**
+ * Whether `e` is a write the browser refused for want of room: a QuotaExceededError (Firefox: its NS_ERROR name),
+ * Chromium's `DataError: Failed to write blobs (IOError)` / `UnknownError` with an IOError when the disk under the
+ * profile is full, or a StorageQuotaError already made of one of those.
+ */
+export function isStorageFull(e: unknown): boolean {
+  const { name, message } = (e ?? {}) as { name?: unknown; message?: unknown };
+  if (name === 'QuotaExceededError' || name === 'NS_ERROR_DOM_QUOTA_REACHED' || name === 'StorageQuotaError')
+    return true;
+  const text = typeof message === 'string' ? message : '';
+  return (name === 'DataError' || name === 'UnknownError') && /IOError|failed to write blobs|quota/i.test(text);
+}
+
+/**
+ * `e` (an Error or a wire error's {name, message}) as a StorageQuotaError naming what was being saved, when it is one
+ * (isStorageFull), else `e` itself.
+ */
+export function asStorageFull(e: unknown, what: string): unknown {
+  if (!isStorageFull(e) || (e as { name?: unknown }).name === 'StorageQuotaError') return e;
+  const { name, message } = e as { name?: unknown; message?: unknown };
+  const raw = `${String(name)}: ${String(message)}`;
+  return new StorageQuotaError(`browser storage is full while ${what} (${raw}): ${STORAGE_FULL_ADVICE}`);
+}
+
 /** The checkpoint side of a run: the engine's CheckpointStorage, with its default SHA-256. */
 export type RunCheckpointStore = Omit<CheckpointStorage, 'sha256'>;
 

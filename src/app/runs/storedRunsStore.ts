@@ -11,7 +11,7 @@ import { restoreRunState } from './restoreRunState';
 import type { RemoteProgress, RunChannelMessage } from './runChannel';
 import { MemoryLocks, runLockName, type RunLocks } from './runLocks';
 import { newRunId, type RunRecord } from './runRecord';
-import { lockCheckedDeletes, RunLockedError, type RunRepository } from './runRepository';
+import { asStorageFull, isStorageFull, lockCheckedDeletes, RunLockedError, type RunRepository } from './runRepository';
 
 export interface NewRun {
   preset: string;
@@ -407,8 +407,18 @@ export function createRunsStore(
         if (failed) {
           const r = await repo();
           const rec = await r.getRun(failed.id);
+          // a full browser storage leaves it continuable ('interrupted') from its last stored checkpoint
+          const full = isStorageFull(failed.error);
+          const said = full ? asStorageFull(failed.error, `saving run ${failed.id}`) : failed.error;
+          const error = (said as { message?: string } | null)?.message ?? 'failed';
+          if (full) store.getState().setError(error);
           if (rec && rec.status === 'running')
-            await r.putRun({ ...rec, status: 'failed', error: failed.error?.message ?? 'failed', updatedAt: now() });
+            await r.putRun({
+              ...rec,
+              status: full ? 'interrupted' : 'failed',
+              error,
+              updatedAt: now(),
+            });
         }
         await store.getState().refresh();
       })()

@@ -116,6 +116,15 @@ export class RunRecorder {
     return this.flush();
   }
 
+  /**
+   * Browser storage filled up (runRepository.ts's isStorageFull): the run stops where it is, 'interrupted' — so the
+   * runs table offers Continue from its last stored checkpoint once room is made — with `message` saying what to do.
+   */
+  interruptForStorage(message: string): Promise<void> {
+    this.rec = { ...this.rec, status: 'interrupted', error: message };
+    return this.flush();
+  }
+
   /** The run ended without a summary (the backend did not start, the trainer threw). */
   fail(message: string): Promise<void> {
     this.rec = { ...this.rec, status: 'failed', error: message };

@@ -15,7 +15,7 @@ import type { StageName, TrainerEvent } from '../../engine/trainer/events';
 import { Trainer } from '../../engine/trainer/trainer';
 import type { WeightRecord } from '../../engine/weights';
 import { EventBatch } from './eventBatch';
-import type { RunRepository } from '../runs/runRepository';
+import { asStorageFull, isStorageFull, type RunRepository } from '../runs/runRepository';
 import { openWorkerPersistence, type WorkerPersistence } from './workerPersistence';
 import {
   assertNever,
@@ -199,8 +199,11 @@ export function createWorkerHandler(post: (message: WorkerResponse) => void, dep
     } catch (error) {
       batch.flush();
       await riders?.finish().catch(() => undefined);
-      await persisted?.recorder.fail(errorMessage(error));
-      return { type: 'failed', id, error: toWireError(error) };
+      // a full browser storage leaves the run continuable from its last stored checkpoint, with what to do
+      const cause = asStorageFull(error, `saving run ${request.record?.runId ?? ''}`);
+      if (persisted && isStorageFull(cause)) await persisted.recorder.interruptForStorage(errorMessage(cause));
+      else await persisted?.recorder.fail(errorMessage(cause));
+      return { type: 'failed', id, error: toWireError(cause) };
     } finally {
       probe?.close();
     }
