@@ -382,15 +382,32 @@ function populationOf(q: RunQueue, index: number, taken: (label: string) => bool
 
 /**
  * How a fresh queue packs (every item pending, nothing stored): per population, its leader's index and its riders'.
- * Shown before the queue starts; the run itself packs the same way, skipping items that already have a stored run.
+ * Shown before the queue starts; the run itself packs the same way (populationOf), skipping items that already have a
+ * stored run. Linear in the items: each trajectory key is computed once, and each key's pending items are taken in
+ * order from a cursor (populationOf's forward scan per item would be quadratic: minutes for a few thousand items).
  */
 export function populationPlan(q: RunQueue): { leader: number; riders: number[] }[] {
-  const taken = new Set<string>();
+  const size = q.populationSize ?? 1;
+  if (size <= 1 || q.spec.matchTemperature) return q.items.map((_, leader) => ({ leader, riders: [] }));
+  const keys = q.items.map((item) => trajectoryKeyOf(item.config));
+  // per key: its pending items in queue order, and how many of them are already leaders or riders
+  const pending = new Map<string, { items: number[]; next: number }>();
+  q.items.forEach((item, i) => {
+    if (item.status !== 'pending') return;
+    const bucket = pending.get(keys[i]!) ?? pending.set(keys[i]!, { items: [], next: 0 }).get(keys[i]!)!;
+    bucket.items.push(i);
+  });
+  const taken = new Set<number>();
   const plan: { leader: number; riders: number[] }[] = [];
   q.items.forEach((item, index) => {
-    if (taken.has(item.label)) return;
-    const riders = populationOf(q, index, (label) => taken.has(label));
-    for (const i of riders) taken.add(q.items[i]!.label);
+    if (taken.has(index)) return;
+    const bucket = pending.get(keys[index]!);
+    const riders: number[] = [];
+    if (bucket && item.status !== 'completed') {
+      while (bucket.next < bucket.items.length && bucket.items[bucket.next]! <= index) bucket.next++;
+      while (riders.length < size - 1 && bucket.next < bucket.items.length) riders.push(bucket.items[bucket.next++]!);
+    }
+    for (const i of riders) taken.add(i);
     plan.push({ leader: index, riders });
   });
   return plan;

@@ -40,6 +40,22 @@ const specSchema = z.strictObject({
   matchTemperature: z.strictObject({ axis: z.string(), reference: z.unknown(), matched: z.unknown() }).optional(),
 });
 
+/** More runs than this in one sweep or queue is almost surely a typo in the seeds or an axis (the CLI's sweep and the
+ * tab's queue refuse it alike, before any config is resolved or any population planned). */
+export const MAX_SWEEP_RUNS = 1000;
+
+/** Why a sweep of these seeds × axes has too many runs (naming the count and what makes it), or null. */
+export function sweepSizeRefusal(
+  seeds: readonly unknown[],
+  axes: Readonly<Record<string, readonly unknown[]>>,
+): string | null {
+  const factors = Object.entries(axes).map(([k, vs]) => ({ what: `${vs.length} values of ${k}`, n: vs.length }));
+  const runs = factors.reduce((a, f) => a * f.n, seeds.length);
+  if (runs <= MAX_SWEEP_RUNS) return null;
+  const made = [`${seeds.length} seed${seeds.length === 1 ? '' : 's'}`, ...factors.map((f) => f.what)].join(' × ');
+  return `${runs} runs (${made}), at most ${MAX_SWEEP_RUNS} in one sweep (split it into several)`;
+}
+
 function treeFor(key: string, value: unknown): Record<string, unknown> {
   return key
     .split('.')
@@ -62,6 +78,8 @@ export function parseSweepSpec(raw: unknown, base: ExperimentConfig, source = 's
       source,
     );
   }
+  const tooMany = sweepSizeRefusal(parsed.data.seeds, parsed.data.axes);
+  if (tooMany) throw new ConfigError([`sweep: ${tooMany}`], source);
   const valid = configKeys();
   const errors: string[] = [];
   for (const [key, values] of Object.entries(parsed.data.axes)) {

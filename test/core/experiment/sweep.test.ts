@@ -5,7 +5,13 @@ import { ConfigError, DEFAULT_CONFIG } from '../../../src/core/experiment/config
 import { loadPreset } from '../../../src/core/experiment/preset';
 import type { RunSummary } from '../../../src/core/experiment/summary';
 import { ci95, compareRuns, stepsToTarget, formatComparisonTable } from '../../../src/core/experiment/comparison';
-import { expandSweep, parseSweepSpec, runSweep, type SweepRun } from '../../../src/core/experiment/sweep';
+import {
+  expandSweep,
+  parseSweepSpec,
+  runSweep,
+  sweepSizeRefusal,
+  type SweepRun,
+} from '../../../src/core/experiment/sweep';
 import { seriesStats, validationPlotSvg } from '../../../src/core/experiment/sweepPlot';
 import { summary as fixtureSummary } from '../../app/runFixtures';
 import { lookupPreset } from '../../support/presets';
@@ -190,5 +196,21 @@ describe('the outcome table and figure of a sweep', () => {
     expect(svg.match(/<path d="M/g)).toHaveLength(1); // one retired seed
     expect(svg).toContain('adaptive (2 seeds, 1 retired)');
     expect(svg).toContain('0.9·S_T');
+  });
+});
+
+describe('the size of a sweep', () => {
+  it('refuses more than 1000 runs, naming the count and its factors, before resolving any axis value', () => {
+    const values = Array.from({ length: 3000 }, (_, i) => 0.001 + i * 1e-6);
+    // values no config accepts: a refusal that resolved them first would name them instead of the count
+    const invalid = Array.from({ length: 3000 }, () => -1);
+    for (const v of [values, invalid])
+      expect(() => parseSweepSpec({ seeds: [0, 1, 2], axes: { 'student.lambdaOpd': v } }, DEFAULT_CONFIG)).toThrow(
+        'sweep: 9000 runs (3 seeds × 3000 values of student.lambdaOpd), at most 1000 in one sweep (split it into several)',
+      );
+    expect(sweepSizeRefusal([0], { a: Array(10), b: Array(100) })).toBeNull();
+    expect(sweepSizeRefusal([0], { a: Array(10), b: Array(101) })).toBe(
+      '1010 runs (1 seed × 10 values of a × 101 values of b), at most 1000 in one sweep (split it into several)',
+    );
   });
 });
