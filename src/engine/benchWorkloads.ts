@@ -7,7 +7,9 @@
 //       (full reverse KL over the vocabulary), forward and backward w.r.t. the logits. It isolates the kernels the
 //       loss functions dispatch (fused kernels, where a backend registers them, are used automatically).
 // Timings are wall-clock ms (median/min/max after warm-up); kernels are engine kernel invocations per step, and on
-// webgpu gpuPrograms the WGSL programs actually dispatched (kernelCounter.ts).
+// webgpu gpuPrograms the WGSL programs actually dispatched; readbacks are the tensor reads to the host, each of which
+// waits for the device (kernelCounter.ts). W2 runs the training rollouts' own decode loop (turnDecoder.ts, through
+// generate.ts), so its kernels and readbacks per token are a rollout's.
 import * as tf from '@tensorflow/tfjs';
 import { TokenClass } from '../core/env/types';
 import { generate } from './generate';
@@ -141,6 +143,7 @@ async function benchTrainStep(o: BenchOptions): Promise<Record<string, unknown>>
       ...r.stats,
       kernelsPerStep: r.kernels.total,
       gpuProgramsPerStep: r.kernels.gpuPrograms,
+      readbacksPerStep: r.kernels.readbacks,
       topKernels: topKernels(r.kernels),
       numTensors: tf.memory().numTensors,
       tensorsLeakedPerStep: r.tensorsLeakedPerStep,
@@ -169,6 +172,8 @@ async function benchRollout(o: BenchOptions): Promise<Record<string, unknown>> {
     });
   try {
     const out: Record<string, unknown> = {};
+    // per decoded token: the rollout's total over its BENCH_NEW_TOKENS decode steps (the prefill included)
+    const perToken = (n: number): number => Math.round((n / BENCH_NEW_TOKENS) * 10) / 10;
     const modes = [true, false].filter((c) => o.workloads.includes(c ? 'w2cached' : 'w2uncached'));
     for (const useCache of modes) {
       const mode = useCache ? 'cached' : 'uncached';
@@ -186,6 +191,9 @@ async function benchRollout(o: BenchOptions): Promise<Record<string, unknown>> {
         ...timingStats(times),
         kernelsPerRollout: kernels.total,
         gpuProgramsPerRollout: kernels.gpuPrograms,
+        kernelsPerToken: perToken(kernels.total),
+        gpuProgramsPerToken: kernels.gpuPrograms === null ? null : perToken(kernels.gpuPrograms),
+        readbacksPerRollout: kernels.readbacks,
         topKernels: topKernels(kernels, 6),
         tensorsLeaked: tf.memory().numTensors - tensorsBefore,
       };
@@ -249,6 +257,7 @@ async function benchLossPath(o: BenchOptions): Promise<Record<string, unknown>> 
       shape: [B, T, V],
       kernelsPerStep: r.kernels.total,
       gpuProgramsPerStep: r.kernels.gpuPrograms,
+      readbacksPerStep: r.kernels.readbacks,
       topKernels: topKernels(r.kernels),
       tensorsLeakedPerStep: r.tensorsLeakedPerStep,
       lossValue: r.last,

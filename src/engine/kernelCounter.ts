@@ -3,6 +3,12 @@
 // (e.g. softmax), and some launch none (Reshape, Identity and same-dtype Cast only relabel a buffer), so on webgpu
 // `total` is not the number of GPU dispatches: `gpuPrograms` counts those (every WGSL program the webgpu backend
 // dispatches while counting, the lab's own kernels included); it is null on other backends.
+//
+// Readbacks: every read of a tensor's values that goes through the tfjs engine (data, dataSync, array, arraySync,
+// bytes, buffer all end in engine.read or engine.readSync). On a GPU each one waits for the device to finish the
+// queued work and copies the result to the host, so it is the number of times the host and the device meet.
+// `readbackCount()` is a running total since the hook was installed (a step measures the difference); counters
+// report the readbacks made while they count. The hook stays installed once made (one increment per read).
 import * as tf from '@tensorflow/tfjs';
 
 export interface KernelCounts {
@@ -12,6 +18,39 @@ export interface KernelCounts {
   byName: Record<string, number>;
   /** WGSL programs dispatched by the webgpu backend while counting; null when the active backend is not webgpu */
   gpuPrograms: number | null;
+  /** tensor reads to the host (engine.read / engine.readSync) while counting, on every backend */
+  readbacks: number;
+}
+
+type ReadingEngine = { read: (dataId: object) => unknown; readSync: (dataId: object) => unknown };
+
+let readbacks = 0;
+let readHookInstalled = false;
+
+/** Wraps engine.read and engine.readSync once (own properties over the prototype's methods). */
+function installReadHook(): void {
+  if (readHookInstalled) return;
+  readHookInstalled = true;
+  const engine = tf.engine() as unknown as ReadingEngine;
+  const read = engine.read;
+  const readSync = engine.readSync;
+  engine.read = function (this: unknown, dataId: object): unknown {
+    readbacks++;
+    return read.call(this, dataId);
+  };
+  engine.readSync = function (this: unknown, dataId: object): unknown {
+    readbacks++;
+    return readSync.call(this, dataId);
+  };
+}
+
+/**
+ * Tensor reads to the host since the hook was installed (the first call installs it and returns 0): take the
+ * difference of two calls to count the readbacks of a span of code, e.g. a training step's time/readbacks.
+ */
+export function readbackCount(): number {
+  installReadHook();
+  return readbacks;
 }
 
 type KernelParams = { kernelName?: string };
@@ -63,22 +102,29 @@ function uninstall(): void {
   original = null;
 }
 
-function summarize(m: Map<string, number>, onGpu: boolean): KernelCounts {
+function summarize(m: Map<string, number>, onGpu: boolean, reads: number): KernelCounts {
   const gpuPrograms = onGpu ? (m.get(GPU_PROGRAMS) ?? 0) : null;
   const entries = [...m.entries()]
     .filter(([k]) => k !== GPU_PROGRAMS)
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-  return { total: entries.reduce((s, [, n]) => s + n, 0), byName: Object.fromEntries(entries), gpuPrograms };
+  return {
+    total: entries.reduce((s, [, n]) => s + n, 0),
+    byName: Object.fromEntries(entries),
+    gpuPrograms,
+    readbacks: reads,
+  };
 }
 
 /** A counter that can be started and stopped around any code (nesting with other counters is fine). */
 export class KernelCounter {
   private counts: Map<string, number> | null = null;
+  private readbacksAtStart = 0;
 
   start(): void {
     if (this.counts !== null) throw new Error('KernelCounter.start: already counting');
     install();
     this.counts = new Map();
+    this.readbacksAtStart = readbackCount();
     active.push(this.counts);
   }
 
@@ -89,7 +135,7 @@ export class KernelCounter {
     this.counts = null;
     const onGpu = gpuBackend !== null;
     uninstall();
-    return summarize(m, onGpu);
+    return summarize(m, onGpu, readbackCount() - this.readbacksAtStart);
   }
 }
 

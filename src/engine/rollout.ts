@@ -1,12 +1,13 @@
 // Batched rollouts of a policy through an AgentEnv: G episodes per task, decoded together with a KV cache, the
-// environment stepped once per turn for the whole batch. Sampling happens on the host from the logits of the
-// whole batch, read back once per decode step, with a seeded PRNG (reproducible on a given backend).
+// environment stepped once per turn for the whole batch. The decoding itself is turnDecoder.ts's (sampling on the
+// host from logits read back once per decode step, or on the GPU with one read per turn), with a seeded PRNG
+// (reproducible on a given backend).
 import * as tf from '@tensorflow/tfjs';
 import { classifyStream, studentPrefix, teacherPrefix } from '../core/env/stream';
 import { Special, TokenClass, type AgentEnv, type EpisodeBatch, type Task } from '../core/env/types';
-import { KVCache } from './kvCache';
 import type { PolicyModel } from './model';
-import { makeSamplingScratch, sampleToken, SeededRandom, validateSamplingOptions } from './sampling';
+import { validateSamplingOptions } from './sampling';
+import { TurnDecoder } from './turnDecoder';
 
 /** class value of padding positions in RolloutBatch.classes (not a TokenClass) */
 export const PAD_CLASS = -1;
@@ -122,100 +123,44 @@ export async function rollout(
   for (const t of tasks) for (let g = 0; g < G; g++) rowTasks.push(t);
   batch.reset(rowTasks);
 
-  // host buffers at full capacity; trimmed at the end
-  const tokens = new Int32Array(N * cap).fill(Special.pad);
+  const decoder = new TurnDecoder(model, N, cap, {
+    temperature: options.temperature,
+    topP: options.topP,
+    seed: options.seed,
+    ...(options.betweenDecodeSteps ? { betweenDecodeSteps: options.betweenDecodeSteps } : {}),
+  });
+  // per-token classes at full capacity (the decoder holds tokens, log-probs and entropies); trimmed at the end
   const classes = new Int32Array(N * cap).fill(PAD_CLASS);
-  const oldLp = new Float32Array(N * cap);
-  const ent = new Float32Array(N * cap);
-  const len = new Int32Array(N); // tokens written per row
-  const fed = new Int32Array(N); // tokens already in the KV cache per row
+  const len = decoder.lengths; // tokens written per row
   const done = new Uint8Array(N);
   const truncated = new Uint8Array(N);
   const turns = new Int32Array(N);
   const taskIndex = new Int32Array(N);
-  for (let i = 0; i < N; i++) {
-    taskIndex[i] = Math.floor(i / G);
-    const task = rowTasks[i] as Task;
-    if (skillLen > 0 && task.skillTokens.length !== skillLen) {
-      throw new Error(
-        `rollout: task ${task.index} has ${task.skillTokens.length} skill tokens, env.limits.skillTokens is ${skillLen}`,
-      );
-    }
-    const prefix = skillLen > 0 ? teacherPrefix(task) : studentPrefix(task);
-    if (prefix.length >= cap)
-      throw new Error(
-        `rollout: task ${(rowTasks[i] as Task).index} prompt (${prefix.length} tokens) leaves no room in a context of ${cap}`,
-      );
-    const cls = classifyStream(prefix);
-    for (let j = 0; j < prefix.length; j++) {
-      tokens[i * cap + j] = prefix[j] as number;
-      classes[i * cap + j] = cls[j] as number;
-    }
-    len[i] = prefix.length;
-  }
-
-  const rng = new SeededRandom(options.seed);
-  const scratch = makeSamplingScratch(V);
-  const cache = new KVCache(model, N, cap);
   const actions: number[][] = Array.from({ length: N }, () => []);
   const acting = new Uint8Array(N);
-  // the cache holds the unfinished episodes only: live[r] is the episode in cache row r, rowOf[i] its inverse
-  let live = Array.from({ length: N }, (_, i) => i);
-  const rowOf = Int32Array.from(live);
-  let policyTokens = 0;
-  let decodeSteps = 0;
   try {
+    for (let i = 0; i < N; i++) {
+      taskIndex[i] = Math.floor(i / G);
+      const task = rowTasks[i] as Task;
+      if (skillLen > 0 && task.skillTokens.length !== skillLen) {
+        throw new Error(
+          `rollout: task ${task.index} has ${task.skillTokens.length} skill tokens, env.limits.skillTokens is ${skillLen}`,
+        );
+      }
+      const prefix = skillLen > 0 ? teacherPrefix(task) : studentPrefix(task);
+      if (prefix.length >= cap)
+        throw new Error(
+          `rollout: task ${(rowTasks[i] as Task).index} prompt (${prefix.length} tokens) leaves no room in a context of ${cap}`,
+        );
+      classes.set(classifyStream(prefix), i * cap);
+      decoder.push(i, prefix);
+    }
     while (done.some((d) => d === 0)) {
       // finished episodes leave the cache (the others' logits are the same bits: rows never mix)
-      if (live.some((i) => done[i])) {
-        live = live.filter((i) => !done[i]);
-        cache.keepRows(live.map((i) => rowOf[i] as number));
-        rowOf.fill(-1);
-        live.forEach((i, r) => (rowOf[i] = r));
-      }
-      const R = live.length;
+      decoder.retire(done);
       // ---- action phase: every live row writes one action, decoded together
-      for (let i = 0; i < N; i++) {
-        actions[i] = [];
-        acting[i] = done[i] ? 0 : 1;
-      }
-      while (acting.some((a) => a === 1)) {
-        // feed every live row its unfed tokens (prefix / last observation / last sampled token)
-        let C = 1;
-        const counts = new Int32Array(R);
-        live.forEach((i, r) => (C = Math.max(C, (counts[r] = (len[i] as number) - (fed[i] as number)))));
-        const chunk = new Int32Array(R * C);
-        live.forEach((i, r) =>
-          chunk.set(
-            tokens.subarray(i * cap + (fed[i] as number), i * cap + (fed[i] as number) + (counts[r] as number)),
-            r * C,
-          ),
-        );
-        if (options.betweenDecodeSteps) await options.betweenDecodeSteps();
-        const logitsT = cache.append(chunk, counts, C);
-        decodeSteps++;
-        let logits: Float32Array;
-        try {
-          logits = (await logitsT.data()) as Float32Array; // [N, V], one read-back per step
-        } finally {
-          logitsT.dispose();
-        }
-        live.forEach((i, r) => (fed[i] = (fed[i] as number) + (counts[r] as number)));
-        for (let i = 0; i < N; i++) {
-          if (!acting[i]) continue;
-          const s = sampleToken(logits, rowOf[i] as number, V, options, rng, scratch);
-          const at = i * cap + (len[i] as number);
-          tokens[at] = s.token;
-          oldLp[at] = s.logProb;
-          ent[at] = s.entropy;
-          len[i] = (len[i] as number) + 1;
-          policyTokens++;
-          const act = actions[i] as number[];
-          act.push(s.token);
-          // an action ends at <eoa>, at maxActionTokens (cut; the env judges it invalid), or when the context is full
-          if (s.token === Special.eoa || act.length >= maxAction || (len[i] as number) >= cap) acting[i] = 0;
-        }
-      }
+      for (let i = 0; i < N; i++) acting[i] = done[i] ? 0 : 1;
+      await decoder.decodeTurn(acting, maxAction, Special.eoa, actions);
       // classes of the finished actions, as the environment defines them
       for (let i = 0; i < N; i++) {
         if (done[i]) continue;
@@ -232,17 +177,16 @@ export async function rollout(
         const obs = batch.observation(i);
         const room = cap - (len[i] as number);
         const n = Math.min(obs.length, room);
+        const at = i * cap + (len[i] as number);
         for (let j = 0; j < n; j++) {
           const t = obs[j] as number;
-          const at = i * cap + (len[i] as number) + j;
-          tokens[at] = t;
           // `<obs> words…` are observation; the closing <act>/<eos> is special
-          classes[at] =
+          classes[at + j] =
             j === obs.length - 1 && (t === Special.act || t === Special.eos)
               ? TokenClass.special
               : TokenClass.observation;
         }
-        len[i] = (len[i] as number) + n;
+        decoder.push(i, obs.slice(0, n));
         if (batch.done[i]) {
           done[i] = 1;
         } else if (n < obs.length || (len[i] as number) >= cap || (turns[i] as number) >= maxTurns) {
@@ -252,8 +196,9 @@ export async function rollout(
       }
     }
   } finally {
-    cache.dispose();
+    decoder.dispose();
   }
+  const { tokens, logProbs: oldLp, entropy: ent, sampledTokens: policyTokens, decodeSteps } = decoder;
 
   let T = 0;
   for (let i = 0; i < N; i++) T = Math.max(T, len[i] as number);

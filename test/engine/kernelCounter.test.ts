@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { countKernels, KernelCounter } from '../../src/engine/kernelCounter';
+import { countKernels, KernelCounter, readbackCount } from '../../src/engine/kernelCounter';
 
 describe('kernel counter', () => {
   beforeAll(async () => {
@@ -33,5 +33,21 @@ describe('kernel counter', () => {
     expect(i.byName.Neg).toBe(1);
     expect(o.byName.Neg).toBe(2);
     expect(() => outer.stop()).toThrow(/not counting/);
+  });
+
+  it('counts every read of tensor values to the host, synchronous or not, and nothing else', async () => {
+    const x = tf.tensor1d([1, 2, 3]);
+    const { kernels } = await countKernels(async () => {
+      x.dataSync();
+      await x.data();
+      x.arraySync();
+      await x.array();
+      tf.tidy(() => tf.add(x, x)); // a kernel is not a readback
+    });
+    expect(kernels.readbacks).toBe(4);
+    const before = readbackCount();
+    await x.bytes();
+    expect(readbackCount() - before).toBe(1);
+    x.dispose();
   });
 });

@@ -50,6 +50,8 @@ export const METRIC = {
   /** sampled (generated) tokens per second of the whole step */
   timeTokensPerS: 'time/tokens_per_s',
   timeStepsPerS: 'time/steps_per_s',
+  /** tensor reads to the host during the step (rollout, update and validation; each waits for a GPU to finish) */
+  timeReadbacks: 'time/readbacks',
   // SFT (ActObs / ActionSFT)
   sftLoss: 'sft/loss',
   sftActionCe: 'sft/action_ce',

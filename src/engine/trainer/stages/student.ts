@@ -12,6 +12,7 @@ import type { StageContext } from './stageContext';
 import { trainingRollout, validationScore } from './stageRollouts';
 import { METRIC } from '../../../core/runLog/metricKeys';
 import { phaseMetrics } from '../../../core/runLog/stepPhases';
+import { readbackCount } from '../../kernelCounter';
 
 /** The gate's settings (the public code's field names) from the config and the measured S_T. */
 export function gateConfigOf(ctx: StageContext): GateConfig {
@@ -35,6 +36,7 @@ export async function runStudent(ctx: StageContext, from: number): Promise<void>
   const optimizer = await ctx.openOptimizer(student, g.learningRate, from);
   for (let k = from + 1; k <= sc.steps; k++) {
     const t0 = ctx.clock();
+    const reads0 = readbackCount();
     const wasRetired = schedule.retired;
     const plan = schedule.beginStep(k);
     if (ctx.followers) await ctx.followers.beginStep(k, plan, ctx.sharedSnapshot);
@@ -95,7 +97,10 @@ export async function runStudent(ctx: StageContext, from: number): Promise<void>
     Object.assign(line, schedule.metrics());
     // training-step time without the validation rollout (the before/after-retirement comparison)
     const ms = ctx.clock() - t0 - validationMs;
-    const tail: Record<string, number> = { [METRIC.timeStepMs]: ms };
+    const tail: Record<string, number> = {
+      [METRIC.timeStepMs]: ms,
+      [METRIC.timeReadbacks]: readbackCount() - reads0,
+    };
     const checkpointMs = ctx.takeCheckpointMs();
     const phases = {
       rollout: rolloutMs,

@@ -12,6 +12,7 @@ import type { StageContext } from './stageContext';
 import { trainingRollout, validationScore } from './stageRollouts';
 import { METRIC } from '../../../core/runLog/metricKeys';
 import { phaseMetrics } from '../../../core/runLog/stepPhases';
+import { readbackCount } from '../../kernelCounter';
 
 /** Steps this stage trains: none with a shipped teacher. */
 export function teacherSteps(ctx: StageContext): number {
@@ -35,6 +36,7 @@ export async function runTeacher(ctx: StageContext, from: number): Promise<void>
   const optimizer = steps > 0 ? await ctx.openOptimizer(teacher, g.learningRate, from) : null;
   for (let k = from + 1; k <= steps; k++) {
     const t0 = ctx.clock();
+    const reads0 = readbackCount();
     const { tasks, rollout: r } = await trainingRollout(ctx, 'teacher', k, teacher, g);
     const rolloutMs = ctx.clock() - t0;
     ctx.liveEpisode('teacher', k, tasks, r, true);
@@ -67,6 +69,7 @@ export async function runTeacher(ctx: StageContext, from: number): Promise<void>
         ...rolloutMetrics(r),
         ...u.metrics,
         [METRIC.timeStepMs]: ms,
+        [METRIC.timeReadbacks]: readbackCount() - reads0,
         ...phaseMetrics(phases, ms + checkpointMs, r.sampledTokens),
       },
     });
