@@ -107,6 +107,23 @@ export const OPD_ESTIMATORS = ['k3', 'full', 'naive'] as const;
 export type OpdEstimator = (typeof OPD_ESTIMATORS)[number];
 
 /**
+ * The distillation forms the student stage can run (docs/METHODS.md §3a; engine/losses/distillForms.ts):
+ * `reverse-kl` (the default and the lab's original form: reverse KL on the student's sampled tokens, estimated as
+ * `student.estimator` says), `topk-forward-kl` (verl's on-policy distillation: forward KL over the teacher's top-k
+ * tokens plus one "other" bucket), `kl-reward` (the negative per-token reverse-KL estimate added to the policy
+ * gradient's advantage; no separate loss), `gkd-jsd` (TRL GKD's generalized JSD with β), `self-distill` (reverse KL
+ * against a frozen copy of the student itself with the skill in its context, refreshed every N steps).
+ */
+export const DISTILL_FORMS = ['reverse-kl', 'topk-forward-kl', 'kl-reward', 'gkd-jsd', 'self-distill'] as const;
+export type DistillForm = (typeof DISTILL_FORMS)[number];
+
+/** Whether a form reads the teacher's whole distribution ([B, T, V] logits), not only its log-prob of the sample. */
+export function formNeedsTeacherLogits(form: DistillForm, estimator: OpdEstimator): boolean {
+  if (form === 'topk-forward-kl' || form === 'gkd-jsd') return true;
+  return (form === 'reverse-kl' || form === 'self-distill') && estimator === 'full';
+}
+
+/**
  * GRPO advantage scaling (docs/METHODS.md §2; core/grpoAdvantages.ts): R − group mean, divided by the group's std
  * (`group`, GRPO), by the std of the whole batch (`batch`, TRL's scale_rewards="batch") or not at all (`none`,
  * Dr. GRPO).

@@ -9,6 +9,7 @@ import { fileReferenceProblem } from './fileReference';
 import {
   BACKEND_NAMES,
   DEMONSTRATORS,
+  DISTILL_FORMS,
   ENV_NAMES,
   GRPO_ADVANTAGES,
   GRPO_AGGREGATIONS,
@@ -216,6 +217,29 @@ export const experimentConfigSchema = z.strictObject({
       .describe(
         "OPD loss estimator: k3 (the public RetireOPD code's), full (exact reverse KL), naive (teaching ablation)",
       ),
+    distill: z.strictObject({
+      form: z
+        .enum(DISTILL_FORMS)
+        .default('reverse-kl')
+        .describe(
+          'distillation form (docs/METHODS.md §3a): reverse-kl (the default: student.estimator on the sampled tokens), topk-forward-kl (verl: forward KL over the teacher\'s top-k + an "other" bucket), kl-reward (−per-token reverse KL added to the advantage), gkd-jsd (TRL GKD generalized JSD), self-distill (the student with the skill in context as its own frozen teacher)',
+        ),
+      topK: posInt().default(4).describe('k of topk-forward-kl: the teacher tokens kept; the rest is one bucket'),
+      beta: unit()
+        .default(0.5)
+        .describe("β of gkd-jsd (TRL's convention): 0 = forward KL(P_T‖P_θ), 1 = reverse KL(P_θ‖P_T), between = JSD"),
+      studentFraction: typed(
+        finite().refine((v) => v === 1, {
+          message: 'expected 1 (teacher-sampled sequences are not implemented: every step distils on student rollouts)',
+        }),
+        'number = 1',
+      )
+        .default(1)
+        .describe("GKD's λ: fraction of the distillation batches sampled by the student (only 1, fully on-policy)"),
+      refreshEvery: posInt()
+        .default(20)
+        .describe('N of self-distill: the frozen self-teacher is the student copied every N student steps'),
+    }),
     validationEvery: posInt().default(5).describe('validate (and let the gate evaluate) every N student steps'),
     validationTasks: posInt()
       .default(64)

@@ -23,6 +23,7 @@ export const PRESET_NAMES = [
   'actobs-vs-actionsft',
   'schedules',
   'estimators',
+  'distill-forms',
   'teacher-shell',
   'teacher-house',
   'teacher-shop',

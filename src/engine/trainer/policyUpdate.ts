@@ -11,7 +11,9 @@ import { grpoAdvantages, type AdvantageScaling } from '../../core/grpoAdvantages
 import type { GrpoConfig } from '../../core/experiment/config';
 import type { Task } from '../../core/env/types';
 import { grpoLoss } from '../losses/grpoLoss';
-import { opdGap, opdLoss, type OpdEstimator } from '../losses/opdLoss';
+import { opdGap, type OpdEstimator } from '../losses/opdLoss';
+import { distillLoss, type DistillSpec } from '../losses/distillLoss';
+import { formNeedsTeacherLogits } from '../../core/methodVocabulary';
 import { tokenLogProbs, tokenStats } from '../losses/tokenLogProbs';
 import { useFusedKernels } from '../kernels/registerWebgpuKernels';
 import type { PolicyModel } from '../model';
@@ -44,6 +46,10 @@ export interface OpdPart {
   /** λ_opd of this step (0: only the gap is measured) */
   coef: number;
   estimator: OpdEstimator;
+  /** the distillation form and its knobs (absent: reverse KL with `estimator`, the original OPD term) */
+  distill?: DistillSpec;
+  /** self-distill: student steps since the self-teacher was copied (a metric) */
+  selfTeacherAge?: number;
 }
 
 export interface UpdateRequest {
@@ -104,13 +110,7 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
     if (req.opd) {
       // synchronous kernels on wasm and cpu; on webgpu this is dispatch time (the GPU work lands in the update)
       const tf0 = performance.now();
-      const out = teacherOnStudentTargets(
-        req.opd.teacher,
-        student,
-        tasks,
-        t.targets,
-        req.opd.estimator === 'full' && req.opd.coef > 0,
-      );
+      const out = teacherOnStudentTargets(req.opd.teacher, student, tasks, t.targets, needsTeacherLogits(req.opd));
       teacherLP = out.logProbs;
       teacherLogits = out.logits;
       teacherForwardMs = performance.now() - tf0;
@@ -178,7 +178,7 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
             s['term/grpo'] = grpoTerm;
             let loss: tf.Scalar = grpoTerm;
             if (opd && mb.teacherLP && opd.coef > 0) {
-              const o = opdLoss(
+              const o = distillLoss(
                 {
                   logits,
                   ...shared,
@@ -188,7 +188,7 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
                   teacherLogProbs: mb.teacherLP,
                   ...(mb.teacherLogits ? { teacherLogits: mb.teacherLogits } : {}),
                 },
-                opd.estimator,
+                opd.distill ?? { form: 'reverse-kl', estimator: opd.estimator, topK: 1, beta: 0 },
               );
               const opdTerm = inject('opd', o.loss);
               for (const [k, v] of Object.entries(o.stats)) if (k !== 'loss') s[`opd/${k}`] = v as tf.Scalar;
@@ -208,6 +208,7 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
     }
     const m = pooled.metrics();
     m[METRIC.criticFracRewardZeroStd] = adv.fracRewardZeroStd;
+    if (req.opd?.selfTeacherAge !== undefined) m[METRIC.opdSelfTeacherAge] = req.opd.selfTeacherAge;
     return { metrics: m, teacherForwardMs, gap };
   } finally {
     disposeTensors(t);
@@ -260,6 +261,8 @@ class UpdatePool {
       acc(this.perUpdate, METRIC.opdLoss, host['term/opd']);
       acc(this.perToken, METRIC.opdK3Kl, (host['opd/k3'] as number) * wo);
       acc(this.perToken, METRIC.opdRatioMean, (host['opd/ratioMean'] as number) * wo);
+      const divergence = host['opd/divergence'];
+      if (divergence !== undefined) acc(this.perToken, METRIC.opdDivergence, divergence * wo);
     }
   }
 
@@ -284,7 +287,14 @@ class UpdatePool {
     if (this.perUpdate.has(METRIC.opdLoss)) {
       m[METRIC.opdK3Kl] = tokenMean(METRIC.opdK3Kl, this.opdTokens);
       m[METRIC.opdRatioMean] = tokenMean(METRIC.opdRatioMean, this.opdTokens);
+      if (this.perToken.has(METRIC.opdDivergence))
+        m[METRIC.opdDivergence] = tokenMean(METRIC.opdDivergence, this.opdTokens);
     }
     return m;
   }
+}
+
+/** Whether the step's distillation form reads the teacher's logits over the vocabulary (not only its log-probs). */
+function needsTeacherLogits(opd: OpdPart): boolean {
+  return opd.coef > 0 && formNeedsTeacherLogits(opd.distill?.form ?? 'reverse-kl', opd.estimator);
 }

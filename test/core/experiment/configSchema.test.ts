@@ -29,6 +29,7 @@ describe('the config schema', () => {
       'schedule',
       'lambdaOpd',
       'estimator',
+      'distill',
       'validationEvery',
       'validationTasks',
       'validationTemperature',

@@ -19,6 +19,8 @@ export interface RunModels {
   init?: PolicyModel;
   teacher?: PolicyModel;
   student?: PolicyModel;
+  /** self-distill's frozen copy of the student (../selfTeacher.ts) */
+  selfTeacher?: PolicyModel;
 }
 
 /** What a checkpoint of the run shares with its followers': the policies, the stage's optimizer, the wall time. */

@@ -13,6 +13,8 @@ import { trainingRollout, validationScore } from './stageRollouts';
 import { METRIC } from '../../../core/runLog/metricKeys';
 import { phaseMetrics } from '../../../core/runLog/stepPhases';
 import { readbackCount } from '../../kernelCounter';
+import { selfTeacherFor } from '../selfTeacher';
+import type { OpdPart } from '../policyUpdate';
 
 /** The gate's settings (the public code's field names) from the config and the measured S_T. */
 export function gateConfigOf(ctx: StageContext): GateConfig {
@@ -54,7 +56,7 @@ export async function runStudent(ctx: StageContext, from: number): Promise<void>
       groupSize: g.groupSize,
       grpo: g,
       withSkill: false,
-      opd: plan.teacherNeeded && teacher ? { teacher, coef: plan.opdCoef, estimator: sc.estimator } : null,
+      opd: plan.teacherNeeded && teacher ? distillPart(ctx, k, teacher, plan.opdCoef) : null,
       reference: g.klBeta > 0 ? init : null,
       injectNonFinite: ctx.injected('student', k),
     });
@@ -122,4 +124,17 @@ export async function runStudent(ctx: StageContext, from: number): Promise<void>
     ctx.followers?.endStep(k, sc.steps, c, common, tail);
     await ctx.afterStep(k);
   }
+}
+
+/**
+ * The step's distillation part: the configured form and its knobs; self-distill swaps in the student's own frozen
+ * copy (../selfTeacher.ts) for the trained teacher, whose only remaining role there is S_T.
+ */
+function distillPart(ctx: StageContext, k: number, teacher: OpdPart['teacher'], coef: number): OpdPart {
+  const sc = ctx.cfg.student;
+  const d = sc.distill;
+  const distill = { form: d.form, estimator: sc.estimator, topK: d.topK, beta: d.beta };
+  if (d.form !== 'self-distill') return { teacher, coef, estimator: sc.estimator, distill };
+  const self = selfTeacherFor(ctx.models, (name) => ctx.newModel(name), ctx.models.student!, k, d.refreshEvery);
+  return { teacher: self.teacher, coef, estimator: sc.estimator, distill, selfTeacherAge: self.age };
 }

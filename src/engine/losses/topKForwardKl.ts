@@ -1,0 +1,33 @@
+// Forward KL over the teacher's top-k tokens (verl's on-policy distillation; docs/METHODS.md §3a), at each action
+// position of the student's own rollout:
+//
+//   K = the k tokens of largest π_T(·|c+) at that position, O = the rest of the vocabulary lumped into one bucket
+//   ℓ^fwd_t = Σ_{v∈K} π_T(v)(log π_T(v) − log πθ(v)) + π_T(O)(log π_T(O) − log πθ(O)),   π(O) = Σ_{v∉K} π(v)
+//
+// The teacher side is a constant (no gradient reaches the teacher). With k ≥ V there is no "other" bucket and ℓ^fwd
+// is the exact forward KL(π_T ‖ πθ). The bucket's log-mass is a log-sum-exp over the non-top-k entries (never
+// log(1 − Σ p), which loses every digit when the top-k hold almost all the mass).
+import * as tf from '@tensorflow/tfjs';
+
+/** Entries masked out of a log-sum-exp: far below any float32 log-prob, finite so a max never turns NaN. */
+const MASKED = -1e9;
+
+/** Per-position top-k forward KL, [B, T, V] student logits × [B, T, V] teacher logits → [B, T]. */
+export function topKForwardKl(logits: tf.Tensor, teacherLogits: tf.Tensor, k: number): tf.Tensor {
+  if (!Number.isInteger(k) || k < 1) throw new Error(`topKForwardKl: k must be an integer ≥ 1, got ${k}`);
+  return tf.tidy(() => {
+    const V = logits.shape[logits.rank - 1] as number;
+    const lpS = tf.logSoftmax(logits); // [B, T, V]
+    const lpT = tf.logSoftmax(teacherLogits); // [B, T, V], a constant: computed outside the gradient scope
+    const pT = tf.exp(lpT);
+    if (k >= V) return tf.sum(tf.mul(pT, tf.sub(lpT, lpS)), -1); // no bucket: the exact forward KL
+    const { indices } = tf.topk(lpT, k); // [B, T, k]
+    const kept = tf.sum(tf.oneHot(indices, V), -2); // [B, T, V] 1 on the teacher's top-k
+    const keptTerm = tf.sum(tf.mul(tf.mul(kept, pT), tf.sub(lpT, lpS)), -1); // [B, T]
+    const isKept = tf.greater(kept, 0);
+    const masked = tf.fill(lpS.shape, MASKED);
+    const otherS = tf.logSumExp(tf.where(isKept, masked, lpS), -1); // log πθ(O) [B, T]
+    const otherT = tf.logSumExp(tf.where(isKept, masked, lpT), -1); // log π_T(O) [B, T]
+    return tf.add(keptTerm, tf.mul(tf.exp(otherT), tf.sub(otherT, otherS)));
+  });
+}
