@@ -90,8 +90,9 @@ async function experiment(argv: string[], io: CliIo): Promise<number> {
   // Ctrl-C from here on is remembered and reaches the trainer once it exists (it then stops with a checkpoint)
   const latch = new InterruptLatch();
   const removeHandler = installInterrupt(latch);
+  // the run folder once made or opened: its lock (runFolderLock.ts) is given back however the command ends
+  let folder: RunFolder | null = null;
   try {
-    let folder: RunFolder;
     let config;
     let resume = null;
     if (values.resume !== undefined) {
@@ -100,7 +101,7 @@ async function experiment(argv: string[], io: CliIo): Promise<number> {
           '--resume continues a run with its own config.json: do not combine it with --preset, --set, --seed, --backend or --out',
         );
       }
-      ({ folder, config, resume } = await prepareResume(values.resume));
+      ({ folder, config, resume } = await prepareResume(values.resume, io.stderr));
       await startBackend(config, io.stderr);
       io.stderr(
         resume
@@ -157,6 +158,7 @@ async function experiment(argv: string[], io: CliIo): Promise<number> {
     }
     return 0;
   } finally {
+    folder?.release();
     removeHandler();
   }
 }

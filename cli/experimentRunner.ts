@@ -37,6 +37,7 @@ import { checkCheckpointContent, parseTrainerState, type TrainerState } from '..
 import type { WeightRecord } from '../src/engine/weights';
 import { ROOT } from './presetFiles';
 import { ensureFolder, RunFolder } from './runFolder';
+import type { GateLogState } from './runLogCheck';
 import { InterruptLatch, onInterrupt, SIGNAL_EXIT_CODE } from './interrupt';
 import { METRIC } from '../src/core/runLog/metricKeys';
 
@@ -183,27 +184,45 @@ export async function loadRunCheckpoint(
 /**
  * The run in `dir` and where to continue it: its latest checkpoint, verified and checked against its config (the
  * logs written after it are trimmed), or — when the run wrote no checkpoint yet (stopped right after it started) —
- * `resume: null` with its logs removed, so it starts again from scratch in the same folder.
+ * `resume: null` with its logs removed, so it starts again from scratch in the same folder. Takes the folder's lock
+ * first (runFolderLock.ts: a second process on the same folder is refused), then removes what a killed writer left
+ * half-written (one line to `log` naming them). Its logs must replay to the checkpoint: each step once and in order,
+ * the gate statistics the student log wrote equal to the checkpoint's gate state (else CheckpointError, FILE:LINE).
  */
 export async function prepareResume(
   dir: string,
+  log: (text: string) => void = (t) => void process.stderr.write(t),
 ): Promise<{ folder: RunFolder; config: ExperimentConfig; resume: CheckpointContent<TrainerState> | null }> {
   const { folder, config } = RunFolder.open(dir);
-  const name = await folder.checkpoints.latest();
-  if (!name) {
-    const existing = await checkpointNames(folder);
-    if (existing.length > 0)
-      throw new CheckpointError(
-        `${dir}: checkpoints/LATEST is missing; write the name of the checkpoint to resume from into it (available: ${existing.slice(-4).join(', ')})`,
+  folder.lock();
+  try {
+    const leftovers = await folder.removeLeftovers();
+    if (leftovers.length > 0)
+      log(
+        `note: ${dir}: removed ${leftovers.length} leftover(s) of a write that was killed: ${leftovers.slice(0, 4).join(', ')}${leftovers.length > 4 ? ', …' : ''}\n`,
       );
-    folder.restartFromScratch();
-    return { folder, config, resume: null };
+    const name = await folder.checkpoints.latest();
+    if (!name) {
+      const existing = await checkpointNames(folder);
+      if (existing.length > 0)
+        throw new CheckpointError(
+          `${dir}: checkpoints/LATEST is missing; write the name of the checkpoint to resume from into it (available: ${existing.slice(-4).join(', ')})`,
+        );
+      folder.restartFromScratch();
+      return { folder, config, resume: null };
+    }
+    const resume = await loadRunCheckpoint(folder, name, config);
+    const where = join(dir, 'checkpoints', name);
+    folder.checkLogsHold(stepsDone(config, resume.state), where);
+    const gate: GateLogState | undefined = resume.state.schedule?.gate;
+    if (gate && resume.state.stage === 'student') folder.checkGateLog(gate, resume.state.step, where);
+    const i = STAGE_NAMES.indexOf(resume.state.stage);
+    folder.truncateForResume(resume.state.stage, resume.state.step, STAGE_NAMES.slice(i + 1));
+    return { folder, config, resume };
+  } catch (e) {
+    folder.release();
+    throw e;
   }
-  const resume = await loadRunCheckpoint(folder, name, config);
-  folder.checkLogsHold(stepsDone(config, resume.state), join(dir, 'checkpoints', name));
-  const i = STAGE_NAMES.indexOf(resume.state.stage);
-  folder.truncateForResume(resume.state.stage, resume.state.step, STAGE_NAMES.slice(i + 1));
-  return { folder, config, resume };
 }
 
 /**
@@ -290,6 +309,9 @@ export async function runExperiment(opts: RunOptions): Promise<RunSummary> {
   try {
     const summary = await trainer.run();
     opts.folder.writeSummary(cfg, summary);
+    // "completed" only for a log that replays to the run: every step of every stage once, in order, nothing after
+    if (summary.status === 'completed')
+      opts.folder.checkLogsHold(stepsDone(cfg, { stage: 'evaluation', step: 0 }), 'the finished run', true);
     return summary;
   } catch (e) {
     if (e instanceof FileSystemError)

@@ -129,6 +129,42 @@ export class NodeCheckpointStorage implements CheckpointStorage {
     }
   }
 
+  /**
+   * What a killed writer left behind (SIGKILL or a power cut mid-write; call only while holding the run folder's
+   * lock): `.tmp-*` folders and `.LATEST-*` files are removed; an `.old-NAME-*` folder (moved aside just before the
+   * new NAME was renamed in) is put back as NAME when NAME is missing, else removed. Returns the names it handled.
+   */
+  async removeLeftovers(): Promise<string[]> {
+    let entries: string[];
+    try {
+      entries = await fs.readdir(this.root);
+    } catch {
+      return [];
+    }
+    const done: string[] = [];
+    for (const e of entries) {
+      const path = join(this.root, e);
+      const old = /^\.old-(.+)-\d+-\d+-\d+$/.exec(e);
+      if (old && NAME.test(old[1]!)) {
+        const final = join(this.root, old[1]!);
+        const present = await fs.access(final).then(
+          () => true,
+          () => false,
+        );
+        if (!present) {
+          await withFsErrorsAsync(final, 'restoring a checkpoint', () => fs.rename(path, final));
+          done.push(e);
+          continue;
+        }
+      } else if (!e.startsWith('.tmp-') && !e.startsWith('.LATEST-')) continue;
+      await withFsErrorsAsync(path, 'removing a leftover of an interrupted checkpoint write', () =>
+        fs.rm(path, { recursive: true, force: true }),
+      );
+      done.push(e);
+    }
+    return done;
+  }
+
   async remove(name: string): Promise<void> {
     this.check(name);
     const dir = join(this.root, name);

@@ -24,6 +24,8 @@ import type { RunSummary } from '../src/core/experiment/summary';
 import { formatRunReport } from '../src/core/experiment/report';
 import { STAGE_NAMES, type StageName, type TrainerEvent } from '../src/engine/trainer/events';
 import { NodeCheckpointStorage } from './nodeCheckpointStorage';
+import { acquireRunFolderLock, LOCK_FILE, type RunFolderLock } from './runFolderLock';
+import { gateLogProblem, stepLinesProblem, type GateLogState } from './runLogCheck';
 
 export { RunFolderError };
 
@@ -106,9 +108,11 @@ function checkWritable(dir: string, what: string): void {
   });
 }
 
-/** The names in a folder, ignoring our own write probes. */
+/** The names in a folder, ignoring our own write probes and the folder's lock (runFolderLock.ts). */
 function entriesOf(dir: string): string[] {
-  return withFsErrors(dir, 'listing the folder', () => readdirSync(dir)).filter((n) => !n.startsWith('.write-test-'));
+  return withFsErrors(dir, 'listing the folder', () => readdirSync(dir)).filter(
+    (n) => !n.startsWith('.write-test-') && n !== LOCK_FILE && !n.startsWith(`${LOCK_FILE}.stale-`),
+  );
 }
 
 /** Every log a run writes (removed when a folder without a checkpoint is restarted). */
@@ -116,6 +120,7 @@ const RUN_LOGS = [...STAGE_NAMES.map(metricsFileFor), 'events.jsonl', 'summary.j
 
 export class RunFolder {
   readonly checkpoints: NodeCheckpointStorage;
+  private held: RunFolderLock | null = null;
 
   private constructor(readonly dir: string) {
     this.checkpoints = new NodeCheckpointStorage(join(dir, 'checkpoints'));
@@ -123,13 +128,37 @@ export class RunFolder {
 
   /**
    * A fresh run folder: `dir` must not exist or be empty (a folder holding a run needs --resume; any other
-   * content is not this run's). Creates it safely, checks it is writable, writes config.json.
+   * content is not this run's). Creates it safely, takes its lock (runFolderLock.ts: another process writing it is
+   * refused before anything is looked at), checks it is writable, writes config.json.
    */
   static create(dir: string, config: ExperimentConfig): RunFolder {
-    RunFolder.prepareEmpty(dir, '--out');
+    if (kindOf(resolve(dir)) === 'other')
+      throw new RunFolderError(`--out ${dir} is a file, not a folder: choose a folder path`);
+    ensureFolder(dir, '--out');
     const f = new RunFolder(dir);
-    writeAtomic(join(dir, 'config.json'), JSON.stringify(config, null, 2) + '\n');
+    f.lock();
+    try {
+      RunFolder.prepareEmpty(dir, '--out');
+      writeAtomic(join(dir, 'config.json'), JSON.stringify(config, null, 2) + '\n');
+    } catch (e) {
+      f.release();
+      throw e;
+    }
     return f;
+  }
+
+  /**
+   * Take this folder's exclusive lock (re-entrant; a stale one is taken over with a note on stderr). Throws
+   * RunFolderError naming the folder and the owner when another live process holds it.
+   */
+  lock(): void {
+    this.held = acquireRunFolderLock(this.dir);
+  }
+
+  /** Give the lock back (also done for every held lock when the process exits). */
+  release(): void {
+    this.held?.release();
+    this.held = null;
   }
 
   /** Check that `dir` is absent or an empty folder, create it, and check it is writable. */
@@ -206,35 +235,67 @@ export class RunFolder {
   }
 
   /**
-   * Before resuming: each stage's log must hold every step from 1 to `steps` (the steps the checkpoint says were
-   * done), or the resumed run would write a log that no longer replays to the run. Throws a CheckpointError naming
-   * the file and the first missing step. `where` names the checkpoint.
+   * Each stage's log must hold exactly the steps 1 … `steps` (the steps the checkpoint says were done), once each
+   * and in order, or a resumed run would write a log that no longer replays to the run. After them a log may hold
+   * the later steps a crashed or interrupted run wrote after its checkpoint (increasing, a torn last line; trimmed by
+   * truncateForResume) unless `exact` (a finished run: nothing after). Throws a CheckpointError naming FILE:LINE and
+   * what was expected. `where` names the checkpoint (or the finished run).
    */
-  checkLogsHold(expected: readonly { stage: StageName; steps: number }[], where: string): void {
+  checkLogsHold(expected: readonly { stage: StageName; steps: number }[], where: string, exact = false): void {
     for (const { stage, steps } of expected) {
-      if (steps === 0) continue;
       const path = join(this.dir, metricsFileFor(stage));
-      const logged = new Set<number>();
-      if (kindOf(path) === 'other') {
-        const text = withFsErrors(path, 'reading the run log', () => readFileSync(path, 'utf8'));
-        for (const line of text.split('\n')) {
-          try {
-            const step = (JSON.parse(line) as { step?: unknown } | null)?.step;
-            if (typeof step === 'number') logged.add(step);
-          } catch {
-            // a torn or foreign line: dropped by truncateForResume, and its step counts as missing here
-          }
-        }
-      }
-      let missing = 0;
-      for (let k = 1; k <= steps && missing === 0; k++) if (!logged.has(k)) missing = k;
-      if (missing === 0) continue;
+      const lines =
+        kindOf(path) === 'other'
+          ? withFsErrors(path, 'reading the run log', () => readFileSync(path, 'utf8')).split('\n')
+          : [];
+      const problem = stepLinesProblem(lines, steps, exact);
+      if (problem === null) continue;
+      const fix = exact ? 'the run log was changed while the run wrote it' : 'restore the log, or start the run again';
+      if (problem.line === null)
+        throw new CheckpointError(
+          problem.next === 1
+            ? `${path}: missing or empty, but ${where} has done ${steps} ${stage} step(s): ${fix}`
+            : `${path}: step ${problem.next} is missing, but ${where} has done ${steps} ${stage} step(s): ${fix}`,
+        );
       throw new CheckpointError(
-        logged.size === 0
-          ? `${path}: missing or empty, but ${where} has done ${steps} ${stage} step(s): restore the log, or start the run again`
-          : `${path}: step ${missing} is missing, but ${where} has done ${steps} ${stage} step(s): restore the log, or start the run again`,
+        `${path}:${problem.line}: ${problem.what}, but ${where} has done ${steps} ${stage} step(s): ${fix}`,
       );
     }
+  }
+
+  /**
+   * The gate statistics a student log wrote (retire_opd/window_index, window_fill, num_evaluated_windows, retired,
+   * k_window_mean and k_step) against the gate state of a checkpoint taken at student step `step`: the line of each
+   * completed window's end step must show that window (its K̄ₘ), the line of `step` the checkpoint's window count,
+   * fill, evaluations, retirement and last K, and the pending K values the lines after the last window. Throws a
+   * CheckpointError naming FILE:LINE, the field and both values.
+   */
+  checkGateLog(gate: GateLogState, step: number, where: string): void {
+    const path = join(this.dir, metricsFileFor('student'));
+    if (step === 0 || kindOf(path) !== 'other') return;
+    const text = withFsErrors(path, 'reading the run log', () => readFileSync(path, 'utf8'));
+    const problem = gateLogProblem(text.split('\n'), gate, step);
+    if (problem)
+      throw new CheckpointError(
+        `${path}:${problem.line}: ${problem.what}, but ${where}'s gate state has ${problem.expected}: the log does not replay to the checkpoint; restore the log, or resume from an earlier checkpoint (write its name into checkpoints/LATEST)`,
+      );
+  }
+
+  /**
+   * Before resuming (under the lock): remove what a killed process left half-written — the temp files of an atomic
+   * write (`summary.json.tmp-PID`), write probes, and the checkpoints' temp folders (NodeCheckpointStorage). Returns
+   * their paths relative to the folder.
+   */
+  async removeLeftovers(): Promise<string[]> {
+    const removed: string[] = [];
+    for (const n of withFsErrors(this.dir, 'listing the folder', () => readdirSync(this.dir))) {
+      if (!/\.tmp-\d+$/.test(n) && !/^\.write-test-\d+$/.test(n)) continue;
+      const path = join(this.dir, n);
+      withFsErrors(path, 'removing a leftover of an interrupted write', () => rmSync(path, { force: true }));
+      removed.push(n);
+    }
+    for (const n of await this.checkpoints.removeLeftovers()) removed.push(join('checkpoints', n));
+    return removed;
   }
 
   /** A folder whose run wrote no checkpoint yet: remove its logs so it starts again from scratch. */

@@ -322,6 +322,8 @@ async function sweep(argv: string[], io: CliIo, options: SweepOptions = {}): Pro
           // after the leader's step has returned (no tensor scope of its own is open then)
           const written = new Promise((r) => setTimeout(r, 0))
             .then(() => writeDetachedState(ride.folder, end.resume))
+            // the lane that continues it takes the folder's lock (runFolderLock.ts)
+            .then(() => ride.folder.release())
             .then(() => tellSweep({ type: 'detached', index, step: end.step }))
             .then(
               () => true,
@@ -343,7 +345,7 @@ async function sweep(argv: string[], io: CliIo, options: SweepOptions = {}): Pro
         const dir = join(out, slug(run.label));
         if (values.continue) {
           // a follower another lane handed on: its folder holds its state where it left its leader
-          const { folder, resume } = await prepareResume(dir);
+          const { folder, resume } = await prepareResume(dir, io.stderr);
           io.stderr(`${tag} ${run.label}: continues alone from student step ${resume?.state.step ?? 0}\n`);
           const summary = await runExperiment({
             folder,
@@ -354,7 +356,7 @@ async function sweep(argv: string[], io: CliIo, options: SweepOptions = {}): Pro
             label: `${tag} ${run.label}`,
             interrupt: latch,
             log: (t) => io.stderr(t),
-          });
+          }).finally(() => folder.release());
           io.stderr(`${tag} ${run.label}: ${oneLine(summary)}\n`);
           if (summary.status !== 'completed') ok = false;
           return summary;
@@ -395,6 +397,8 @@ async function sweep(argv: string[], io: CliIo, options: SweepOptions = {}): Pro
         const { folder, resume } = left
           ? { folder: ride!.folder, resume: left.resume }
           : (forked ?? { folder: RunFolder.create(dir, run.config), resume: null });
+        // a ride whose hand-off to another lane failed gave its lock back: take it again (re-entrant otherwise)
+        folder.lock();
         const summary = await runExperiment({
           folder,
           config: run.config,
@@ -414,7 +418,7 @@ async function sweep(argv: string[], io: CliIo, options: SweepOptions = {}): Pro
           label: `${tag} ${run.label}`,
           interrupt: latch,
           log: (t) => io.stderr(t),
-        });
+        }).finally(() => folder.release());
         curves.set(run.label, readCurve(join(folder.dir, 'metrics.jsonl')));
         io.stderr(`${tag} ${run.label}: ${oneLine(summary)}\n`);
         if (summary.status !== 'completed') ok = false;
