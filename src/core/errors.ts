@@ -78,6 +78,7 @@ const FS_CODES: Record<string, string> = {
   EPERM: 'operation not permitted',
   ENOSPC: 'no space left on the device',
   EDQUOT: 'disk quota exceeded',
+  EFBIG: 'the file is larger than this process may write (its file size limit, ulimit -f)',
   EROFS: 'the file system is read-only',
   ENOTDIR: 'a part of the path is a file, not a folder',
   EISDIR: 'is a folder, expected a file',
@@ -111,9 +112,11 @@ export class FileSystemError extends UserError {
     const hint =
       code === 'ENOSPC' || code === 'EDQUOT'
         ? ': free some space and try again'
-        : code === 'EROFS' || code === 'EACCES' || code === 'EPERM'
-          ? ': choose a writable location'
-          : '';
+        : code === 'EFBIG'
+          ? ': raise the limit (ulimit -f unlimited) and try again'
+          : code === 'EROFS' || code === 'EACCES' || code === 'EPERM'
+            ? ': choose a writable location'
+            : '';
     return new FileSystemError(path, code, `${path}: ${FS_CODES[code]} (${code}) while ${doing}${hint}`);
   }
 }

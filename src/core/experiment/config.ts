@@ -48,6 +48,36 @@ function unknownKeyMessages(partial: unknown, defaults: unknown, prefix: string)
   return out;
 }
 
+/**
+ * How deep a config value may nest (objects and arrays): the schema's deepest key is 3 levels down and its values
+ * are flat arrays, so 32 is far beyond any config; deeper input (5,000 levels of `{"a":…}`) would overflow the
+ * stack of the recursive merge and checks below, so it is refused first, naming the field path.
+ */
+export const MAX_CONFIG_DEPTH = 32;
+
+/**
+ * Refuse a value nesting deeper than MAX_CONFIG_DEPTH, naming the dotted path (first levels) where it does. Walks
+ * with an explicit stack (no recursion, so no stack overflow however deep). `prefix` is the key the value sits at.
+ */
+export function checkConfigNesting(value: unknown, source: string, prefix = ''): void {
+  const stack: { v: unknown; path: string[] }[] = [{ v: value, path: prefix ? prefix.split('.') : [] }];
+  const base = stack[0]!.path.length;
+  while (stack.length > 0) {
+    const { v, path } = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (path.length - base >= MAX_CONFIG_DEPTH) {
+      const shown = path.slice(0, 6).join('.');
+      throw new ConfigError(
+        [
+          `${shown.slice(0, 120)}${path.length > 6 ? '.…' : ''}: nested deeper than ${MAX_CONFIG_DEPTH} levels (a config value nests at most ${MAX_CONFIG_DEPTH} objects or arrays deep)`,
+        ],
+        source,
+      );
+    }
+    for (const [k, child] of Object.entries(v)) stack.push({ v: child, path: [...path, k] });
+  }
+}
+
 function deepMerge<T>(base: T, over: unknown): T {
   if (!isTree(base) || !isTree(over)) return (over === undefined ? structuredClone(base) : structuredClone(over)) as T;
   const out: Tree = structuredClone(base);
@@ -171,6 +201,7 @@ function limitMessages(cfg: ExperimentConfig): string[] {
  * of SAVED_CONFIG_FALLBACKS (a saved config from before they existed). Throws ConfigError.
  */
 export function validateConfig(candidate: unknown, source = 'config'): ExperimentConfig {
+  checkConfigNesting(candidate, source);
   const unknown = unknownKeyMessages(candidate, DEFAULT_CONFIG, '');
   if (unknown.length > 0) throw new ConfigError(unknown, source);
   const parsed = savedConfigSchema.safeParse(candidate) as z.ZodSafeParseResult<ExperimentConfig>;
@@ -204,6 +235,7 @@ export function resolveConfig(
   source = 'config',
 ): ExperimentConfig {
   if (partial !== undefined && !isTree(partial)) throw new ConfigError(['expected a JSON object'], source);
+  checkConfigNesting(partial, source);
   const unknown = unknownKeyMessages(partial, DEFAULT_CONFIG, '');
   if (unknown.length > 0) throw new ConfigError(unknown, source);
   return validateConfig(deepMerge(base, partial), source);
@@ -259,6 +291,7 @@ export function parseOverride(assignment: string): Tree {
     } catch {
       throw new ConfigError([`${key}: expected JSON (e.g. [1,4,16]), got "${raw}"`], '--set');
     }
+    checkConfigNesting(value, '--set', key);
   }
   const tree: Tree = {};
   let cur = tree;
