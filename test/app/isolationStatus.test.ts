@@ -1,6 +1,6 @@
 // What the page says about threads, and why not (src/app/publish/isolationStatus.ts).
 import { describe, expect, it } from 'vitest';
-import { describeIsolation, type IsolationFacts } from '../../src/app/publish/isolationStatus';
+import { describeIsolation, registrationFailure, type IsolationFacts } from '../../src/app/publish/isolationStatus';
 
 /** A published page on https in a browser with service workers, before anything happened. */
 const fresh: IsolationFacts = {
@@ -11,6 +11,7 @@ const fresh: IsolationFacts = {
   controlled: false,
   reloaded: false,
   registrationError: null,
+  serviceWorkersBlocked: false,
   busy: false,
 };
 const of = (change: Partial<IsolationFacts>) => describeIsolation({ ...fresh, ...change });
@@ -56,5 +57,33 @@ describe('describeIsolation', () => {
   it('never reloads in a loop: after its one reload, an uncontrolled page is still only pending', () => {
     // the service worker has not taken control yet (still installing): the reload already happened, none follows
     expect(of({ reloaded: true }).state).toBe('pending');
+  });
+
+  it('says plainly that offline use is unavailable where the browser blocks service workers, not the error it threw', () => {
+    const blocked = [
+      Object.assign(
+        new Error('Failed to register a ServiceWorker: The user denied permission to use Service Worker.'),
+        {
+          name: 'SecurityError',
+        },
+      ),
+      new TypeError("Cannot read properties of undefined (reading 'addEventListener')"),
+      new Error('Service workers are disabled.'),
+    ];
+    for (const e of blocked) {
+      const failure = registrationFailure(e);
+      expect(failure, e.message).toEqual({ blocked: true });
+      const s = of({ serviceWorkersBlocked: true });
+      expect(s).toEqual({
+        state: 'impossible',
+        text: 'offline use unavailable: service workers are blocked in this browser; single-threaded (no shared memory, so no Step)',
+      });
+      expect(s.text).not.toContain('TypeError');
+    }
+    // a real failure to register (the script's HTTP status) is still named as it is
+    const notFound = new TypeError(
+      'Failed to register a ServiceWorker for scope (https://x/) with script (https://x/serviceWorker.js): A bad HTTP response code (404) was received when fetching the script.',
+    );
+    expect(registrationFailure(notFound)).toEqual({ blocked: false, message: notFound.message });
   });
 });

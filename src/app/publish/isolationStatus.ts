@@ -16,8 +16,10 @@ export interface IsolationFacts {
   controlled: boolean;
   /** the page already reloaded once to become isolated (this tab, this session) */
   reloaded: boolean;
-  /** why the service worker did not register, if it failed */
+  /** why the service worker did not register, if it failed (registrationFailure's words) */
   registrationError: string | null;
+  /** the browser refused to register any service worker (a setting, a policy, an extension, automation) */
+  serviceWorkersBlocked: boolean;
   /** a run is going: the page does not reload under it */
   busy: boolean;
 }
@@ -37,6 +39,29 @@ export interface IsolationStatus {
 }
 
 const SINGLE = 'single-threaded (no shared memory, so no Step): ';
+
+/** The footer's plain line where the browser blocks service workers (instead of the error it threw). */
+export const OFFLINE_BLOCKED = 'offline use unavailable: service workers are blocked in this browser';
+
+/**
+ * What a failed registration means, from the error it rejected with: `blocked` where the browser refused service
+ * workers as such — a SecurityError ("the user denied permission to use Service Worker": cookies or site data
+ * blocked), a message saying denied/blocked/disabled, or a TypeError that is no registration failure at all
+ * (register() gave back nothing, as where automation or an extension stubs it, and the registration's use threw);
+ * else the error's message, for "the service worker did not start (…)" (a bad HTTP response for the script, …).
+ */
+export function registrationFailure(e: unknown): { blocked: true } | { blocked: false; message: string } {
+  const name = typeof e === 'object' && e !== null && 'name' in e ? String(e.name) : '';
+  const message =
+    e instanceof Error
+      ? e.message
+      : typeof e === 'object' && e !== null && 'message' in e
+        ? String(e.message)
+        : String(e);
+  if (name === 'SecurityError' || /denied|blocked|disabled|not allowed/i.test(message)) return { blocked: true };
+  if (name === 'TypeError' && !/register|script|fetch/i.test(message)) return { blocked: true };
+  return { blocked: false, message };
+}
 
 export function describeIsolation(f: IsolationFacts): IsolationStatus {
   if (f.isolated) {
@@ -60,6 +85,12 @@ export function describeIsolation(f: IsolationFacts): IsolationStatus {
     return {
       state: 'impossible',
       text: `${SINGLE}this browser offers no service worker here (a private window?) and the host sends no COOP/COEP headers`,
+    };
+  }
+  if (f.serviceWorkersBlocked) {
+    return {
+      state: 'impossible',
+      text: `${OFFLINE_BLOCKED}; ${SINGLE.replace(/: $/, '')}`,
     };
   }
   if (f.registrationError !== null) {

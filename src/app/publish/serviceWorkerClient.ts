@@ -6,7 +6,7 @@ import { Workbox } from 'workbox-window';
 import { createStore } from 'zustand/vanilla';
 import { appRoot } from '../appRoot';
 import { BUILT } from './buildInfo';
-import { describeIsolation, type IsolationFacts, type IsolationStatus } from './isolationStatus';
+import { describeIsolation, registrationFailure, type IsolationFacts, type IsolationStatus } from './isolationStatus';
 
 export interface PublishState {
   isolation: IsolationStatus;
@@ -27,6 +27,7 @@ const facts: IsolationFacts = {
   controlled: typeof navigator !== 'undefined' && navigator.serviceWorker?.controller != null,
   reloaded: readReloaded(),
   registrationError: null,
+  serviceWorkersBlocked: false,
   busy: false,
 };
 
@@ -121,5 +122,9 @@ export function startServiceWorker(busy: () => boolean): void {
         if (!facts.reloaded && !facts.busy) reloadForIsolation();
       } else isolateWhenControlled();
     })
-    .catch((e: unknown) => update({ registrationError: e instanceof Error ? e.message : String(e) }));
+    .catch((e: unknown) => {
+      // a browser that blocks service workers gets a plain line, never the TypeError its refusal caused
+      const failure = registrationFailure(e);
+      update(failure.blocked ? { serviceWorkersBlocked: true } : { registrationError: failure.message });
+    });
 }
