@@ -107,7 +107,7 @@ export const OPD_ESTIMATORS = ['k3', 'full', 'naive'] as const;
 export type OpdEstimator = (typeof OPD_ESTIMATORS)[number];
 
 /**
- * The distillation forms the student stage can run (docs/METHODS.md §3a; engine/losses/distillForms.ts):
+ * The distillation forms the student stage can run (docs/METHODS.md §3, distillation forms; engine/losses/distillForms.ts):
  * `reverse-kl` (the default and the lab's original form: reverse KL on the student's sampled tokens, estimated as
  * `student.estimator` says), `topk-forward-kl` (verl's on-policy distillation: forward KL over the teacher's top-k
  * tokens plus one "other" bucket), `kl-reward` (the negative per-token reverse-KL estimate added to the policy

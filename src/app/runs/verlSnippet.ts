@@ -15,6 +15,8 @@
 //   env.invalidActionPenalty         → actor_rollout_ref.actor.invalid_action_penalty_coef
 // Schedules: adaptive → verl.trainer.main_retire_opd_trainer; never → verl.trainer.main_grpo_opd_trainer (OPD all
 // along); none → plain GRPO (no +algorithm.opd keys); fixed/linear/single-criterion gates have no counterpart there.
+// student.distill.form (docs/METHODS.md §3, distillation forms): reverse-kl is what the RetireOPD code runs (no line
+// added); the others get comment lines naming the closest verl or TRL setting, or saying there is none.
 import type { ExperimentConfig } from '../../core/experiment/config';
 
 export function verlSnippet(config: ExperimentConfig, teacherPerformance: number | null): string {
@@ -55,5 +57,40 @@ export function verlSnippet(config: ExperimentConfig, teacherPerformance: number
     );
   }
   out.push('+algorithm.opd.teacher_model_path=<your teacher checkpoint>');
-  return [...out, ...common].join('\n') + '\n';
+  return [...out, ...distillFormLines(config), ...common].join('\n') + '\n';
+}
+
+/** Comment lines for a distillation form other than reverse-kl: the closest verl / TRL setting, or none. */
+function distillFormLines(config: ExperimentConfig): string[] {
+  const d = config.student.distill;
+  switch (d.form) {
+    case 'reverse-kl':
+      return [];
+    case 'topk-forward-kl':
+      return [
+        `# distill form topk-forward-kl (k = ${d.topK}): the RetireOPD code has none; closest is verl's on-policy`,
+        "# distillation recipe's top-k forward KL (the teacher's top-k log-probs, the rest as one bucket), k = " +
+          d.topK,
+      ];
+    case 'kl-reward':
+      return [
+        '# distill form kl-reward: the RetireOPD code has none; closest in verl is the KL-in-reward path with the',
+        '# teacher as the reference policy: algorithm.use_kl_in_reward=True, actor_rollout_ref.ref.model.path=<teacher>',
+        `# (algorithm.kl_ctrl.kl_coef=${config.student.lambdaOpd}; verl's KL there is to the ref model, low_var_kl by default, not k1)`,
+      ];
+    case 'gkd-jsd':
+      return [
+        '# distill form gkd-jsd: the RetireOPD code has none; the same loss is TRL GKDTrainer with',
+        `# GKDConfig(beta=${d.beta}, lmbda=${d.studentFraction}) (no GRPO term and no retirement gate there)`,
+      ];
+    case 'self-distill':
+      return [
+        `# distill form self-distill (frozen self-copy refreshed every ${d.refreshEvery} steps): no counterpart in the`,
+        '# RetireOPD code, verl or TRL',
+      ];
+    default: {
+      const never: never = d.form;
+      throw new Error(`verlSnippet: unknown distill form ${String(never)}`);
+    }
+  }
 }

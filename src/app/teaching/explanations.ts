@@ -169,6 +169,22 @@ export const EXPLANATIONS = {
     lookFor: 'naive trains nothing in expectation: compare it with k3 on the same seed.',
     anchor: 'opd-estimators',
   },
+  distill_form: {
+    title: 'distillation form',
+    what:
+      'Which of the field’s distillation forms the student runs: reverse-kl (the lab’s OPD, the estimator above), ' +
+      'topk-forward-kl (verl: forward KL over the teacher’s top k tokens plus an “other” bucket), kl-reward (the ' +
+      'per-token reverse-KL estimate as a reward in the policy gradient), gkd-jsd (TRL GKD’s generalized JSD with β) ' +
+      'or self-distill (the student itself, with the skill in context, as a frozen teacher refreshed every N steps).',
+    formula: String.raw`\text{JSD}_\beta = \beta\,\mathrm{KL}(\pi_T \,\|\, M) + (1-\beta)\,\mathrm{KL}(\pi_\theta \,\|\, M),\quad M = \beta\pi_T + (1-\beta)\pi_\theta`,
+    sign:
+      'Every form sees the same gap g = log π_T − log π_old, so the gate’s K̄ₘ means the same under each; kl-reward’s ' +
+      'reward c_t = −(log π_old − log π_T) is ≤ 0 where the student over-weights its own token.',
+    lookFor:
+      'The distill-forms preset pairs each form with reverse-kl (k3) on the same seeds: an interval that holds zero ' +
+      'is no measurable difference.',
+    anchor: 'opd-forms',
+  },
   teacher_forward_skipped: {
     title: 'teacher forwards saved',
     what: 'Training steps after the trigger: teacher forward passes a retiring run does not make.',

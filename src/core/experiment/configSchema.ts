@@ -222,7 +222,7 @@ export const experimentConfigSchema = z.strictObject({
         .enum(DISTILL_FORMS)
         .default('reverse-kl')
         .describe(
-          'distillation form (docs/METHODS.md §3a): reverse-kl (the default: student.estimator on the sampled tokens), topk-forward-kl (verl: forward KL over the teacher\'s top-k + an "other" bucket), kl-reward (−per-token reverse KL added to the advantage), gkd-jsd (TRL GKD generalized JSD), self-distill (the student with the skill in context as its own frozen teacher)',
+          'distillation form (docs/METHODS.md §3, distillation forms): reverse-kl (the default: student.estimator on the sampled tokens), topk-forward-kl (verl: forward KL over the teacher\'s top-k + an "other" bucket), kl-reward (−per-token reverse KL added to the advantage), gkd-jsd (TRL GKD generalized JSD), self-distill (the student with the skill in context as its own frozen teacher)',
         ),
       topK: posInt().default(4).describe('k of topk-forward-kl: the teacher tokens kept; the rest is one bucket'),
       beta: unit()

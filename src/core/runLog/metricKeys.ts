@@ -30,7 +30,7 @@ export const METRIC = {
   opdLoss: 'opd/loss',
   opdK3Kl: 'opd/k3_kl',
   opdRatioMean: 'opd/ratio_mean',
-  /** the distillation form's own per-token quantity (docs/METHODS.md §3a): top-k forward KL, GKD's JSD_β, or for
+  /** the distillation form's own per-token quantity (docs/METHODS.md §3, distillation forms): top-k forward KL, GKD's JSD_β, or for
    * kl-reward the mean per-token reward −(log π_old − log π_T); absent under reverse-kl and self-distill (k3_kl) */
   opdDivergence: 'opd/divergence',
   /** self-distill: student steps since the frozen self-teacher was copied from the student */

@@ -1,4 +1,4 @@
-// The student's distillation term in each of the lab's forms (docs/METHODS.md §3a), one entry point for the policy
+// The student's distillation term in each of the lab's forms (docs/METHODS.md §3, distillation forms), one entry point for the policy
 // update: `reverse-kl` and `self-distill` are opdLoss.ts's reverse KL with the configured estimator (the same call
 // as before the forms existed, so the default is bit for bit the lab's original OPD term; self-distill differs only
 // in WHICH teacher scored the tokens, trainer/selfTeacher.ts); `topk-forward-kl`, `gkd-jsd` and `kl-reward` are the

@@ -1,4 +1,4 @@
-// The generalized Jensen–Shannon divergence of GKD (TRL's generalized_jsd_loss; docs/METHODS.md §3a), at each action
+// The generalized Jensen–Shannon divergence of GKD (TRL's generalized_jsd_loss; docs/METHODS.md §3, distillation forms), at each action
 // position of the student's own rollout, over the full vocabulary:
 //
 //   β = 0:      KL(π_T ‖ πθ)                      (forward KL)

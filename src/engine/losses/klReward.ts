@@ -1,5 +1,5 @@
 // KL as a per-token reward in the policy gradient (verl's in-reward KL choice, as the public on-policy distillation
-// posts use it; docs/METHODS.md §3a). The sampled token's reverse-KL estimate, under stop-gradient, is a reward:
+// posts use it; docs/METHODS.md §3, distillation forms). The sampled token's reverse-KL estimate, under stop-gradient, is a reward:
 //
 //   c_t = −(log π_old(y_t) − log π_T(y_t | c+))              (computed once per rollout; a constant)
 //   the advantage of action token t becomes Â_b + λ_opd·c_t; the c_t part is the importance-sampled surrogate

@@ -1,4 +1,4 @@
-// Forward KL over the teacher's top-k tokens (verl's on-policy distillation; docs/METHODS.md §3a), at each action
+// Forward KL over the teacher's top-k tokens (verl's on-policy distillation; docs/METHODS.md §3, distillation forms), at each action
 // position of the student's own rollout:
 //
 //   K = the k tokens of largest π_T(·|c+) at that position, O = the rest of the vocabulary lumped into one bucket

@@ -1,4 +1,4 @@
-// Self-distillation's teacher (docs/METHODS.md §3a, form `self-distill`): the student itself, scored in the
+// Self-distillation's teacher (docs/METHODS.md §3, distillation forms, form `self-distill`): the student itself, scored in the
 // teacher's view (the privileged skill segment in front, teacherView.ts), as a FROZEN copy refreshed from the live
 // student every N student steps (student.distill.refreshEvery) — at steps 1, N + 1, 2N + 1, … No separately trained
 // teacher reaches the loss; the run's shipped or trained teacher is still evaluated for S_T, the gate's competence
