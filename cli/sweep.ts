@@ -19,7 +19,7 @@ import { freemem } from 'node:os';
 import { populationRefusal, type MemoryBudget } from '../src/engine/trainer/populationMemory';
 import { CheckpointError, RunFolderError, UserError } from '../src/core/errors';
 import { tuningSeedWarning } from '../src/core/experiment/seedProtocol';
-import { parseSeed } from '../src/core/experiment/numberText';
+import { parseSeedList } from '../src/core/experiment/seedList';
 import { applyOverrides } from '../src/core/experiment/config';
 import { NODE_BACKEND_NAMES } from '../src/core/methodVocabulary';
 import { parseFlags, refuseBlankPaths } from './cliArgs';
@@ -132,14 +132,9 @@ function planRuns(values: SweepFlags, onSeeds: (seeds: number[]) => void = () =>
   const base = applyOverrides(preset.config, sets);
   let seeds = values.presets ? [0, 1, 2] : (preset.sweep?.seeds ?? [0, 1, 2]);
   if (values.seeds !== undefined) {
-    const shown = values.seeds.slice(0, 60);
-    seeds = values.seeds.split(',').map((s) => {
-      const read = parseSeed(s.trim());
-      if ('error' in read)
-        throw new UserError(`--seeds: expected comma-separated integers in 0 … 4294967295, got "${shown}"`);
-      return read.value;
-    });
-    if (new Set(seeds).size !== seeds.length) throw new UserError(`--seeds: a seed appears twice in "${shown}"`);
+    const read = parseSeedList(values.seeds);
+    if ('error' in read) throw new UserError(`--seeds: ${read.error}`);
+    seeds = read.value;
   }
   onSeeds(seeds);
   let spec: SweepSpec;

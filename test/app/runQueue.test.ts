@@ -148,6 +148,14 @@ describe('the run queue', () => {
   it('reads seeds and axes as the sweep CLI does, naming the field on error', () => {
     expect(parseSeeds('0, 1,2')).toEqual([0, 1, 2]);
     expect(() => parseSeeds('0,-1')).toThrow('seeds: expected comma-separated integers ≥ 0');
+    // the queue's seeds are the sweep CLI's: no hexadecimal, exponent, signed zero or duplicate
+    for (const [text, why] of [
+      ['0x10', 'entry 1 of "0x10" is "0x10"'],
+      ['1e2', 'entry 1 of "1e2" is "1e2"'],
+      ['-0', 'entry 1 of "-0" is "-0"'],
+      ['1,2,1', 'seed 1 is given twice'],
+    ])
+      expect(() => parseSeeds(text!), text).toThrow(why);
     expect(parseAxes('student.schedule=adaptive,never\n# note\nstudent.lambdaOpd=0.1,0.2')).toEqual({
       'student.schedule': ['adaptive', 'never'],
       'student.lambdaOpd': [0.1, 0.2],
@@ -362,6 +370,7 @@ describe('the run queue', () => {
       status: 'interrupted',
     });
     await repo.checkpoints('orphan').write('student-000001', new Map([['state.json', new Uint8Array([1])]]));
+    await repo.append([{ runId: 'orphan', stage: 'student', step: 1, line: { step: 1 } }], []);
     const reloaded = { ...queue, items: [{ ...item, status: 'running' as const }, ...queue.items.slice(1)] };
     const done = await runQueue(reloaded, repo, runs, () => undefined);
     expect(starts.map((s) => (s.type === 'start' ? [s.config.student.schedule, s.record?.resume] : []))).toEqual([

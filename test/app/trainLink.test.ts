@@ -54,6 +54,16 @@ describe('the Train link', () => {
     ]);
   });
 
+  it('refuses a field of one value given twice (two seed=, two preset=), naming it and both values', () => {
+    const { errors } = parseTrainLink('preset=smoke&seed=1&seed=2&backend=wasm&backend=wasm&set=a=1&set=b=2', null);
+    expect(errors).toContain('seed: given 2 times in the link ("1", "2"): give it once');
+    expect(errors).toContain('backend: given 2 times in the link ("wasm", "wasm"): give it once');
+    expect(errors.filter((e) => e.startsWith('set:'))).toEqual([]);
+    expect(parseTrainLink('preset=smoke&preset=retire-shell', PRESETS).errors).toEqual([
+      'preset: given 2 times in the link ("smoke", "retire-shell"): give it once',
+    ]);
+  });
+
   it('does not check the preset name before the catalog is in', () => {
     expect(parseTrainLink('preset=anything', null).errors).toEqual([]);
   });

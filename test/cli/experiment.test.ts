@@ -102,7 +102,10 @@ describe('config errors', () => {
       expect(r.stderr).toBe(`experiment: --seed: expected an integer ≥ 0 in decimal digits, got "${seed}"\n`);
     }
     const s = await run(sweep, ['--preset', 'schedules', '--seeds', '1,0x10']);
-    expect(s.stderr).toBe('sweep: --seeds: expected comma-separated integers in 0 … 4294967295, got "1,0x10"\n');
+    expect(s.stderr).toBe(
+      'sweep: --seeds: expected comma-separated integers ≥ 0 in decimal digits, at most 4294967295 (e.g. 0,1,2); ' +
+        'entry 2 of "1,0x10" is "0x10"\n',
+    );
   });
 
   it('a teacher checkpoint that is a URL is a config error naming the key, before any run folder', async () => {

@@ -10,6 +10,7 @@ import { configFileReferenceErrors } from '../../core/experiment/fileReference';
 import type { Preset } from '../../core/experiment/preset';
 import type { RunSummary } from '../../core/experiment/summary';
 import { expandSweep, parseSweepSpec, runSweep, type SweepRun, type SweepSpec } from '../../core/experiment/sweep';
+import { parseSeedList } from '../../core/experiment/seedList';
 import { trajectoryKeyOf } from '../../core/experiment/trajectoryKey';
 import type { BackendChoice } from '../worker/protocol';
 import { newRunId, type RunRecord } from './runRecord';
@@ -45,16 +46,11 @@ export interface RunQueue extends StoredQueue {
 /** The tab's default population: the lesson's three arms (RetireOPD, OPD throughout, GRPO) of one seed. */
 export const DEFAULT_POPULATION_SIZE = 3;
 
-/** Parse "0,1,2" (seeds) — names the field on error. */
+/** Parse "0,1,2" (seeds) as `npm run sweep -- --seeds` does (core parseSeedList) — names the field on error. */
 export function parseSeeds(text: string): number[] {
-  const parts = text
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
-  const seeds = parts.map(Number);
-  if (parts.length === 0 || !seeds.every((n) => Number.isSafeInteger(n) && n >= 0))
-    throw new Error(`seeds: expected comma-separated integers ≥ 0, e.g. 0,1,2; got "${text}"`);
-  return seeds;
+  const read = parseSeedList(text);
+  if ('error' in read) throw new Error(`seeds: ${read.error}`);
+  return read.value;
 }
 
 /** Parse axes, one per line: `student.schedule=adaptive,never` (values as JSON where they parse, as the CLI's --vary). */

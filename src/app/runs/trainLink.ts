@@ -45,6 +45,12 @@ export function parseTrainLink(query: string, presets: readonly string[] | null)
   const form: TrainForm = { ...DEFAULT_FORM };
   for (const key of new Set(params.keys())) {
     if (!KNOWN.has(key)) errors.push(`${key}: unknown link field (valid: preset, seed, backend, set)`);
+    // a field of one value given twice is refused, never read as its first (or last) value
+    const values = params.getAll(key);
+    if (key !== 'set' && KNOWN.has(key) && values.length > 1)
+      errors.push(
+        `${key}: given ${values.length} times in the link (${values.map((v) => JSON.stringify(v.slice(0, 40))).join(', ')}): give it once`,
+      );
   }
   const preset = params.get('preset');
   if (preset !== null) {
