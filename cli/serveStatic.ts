@@ -2,7 +2,7 @@
 // as a plain static host serves it — GitHub Pages' way: the folder mounted under a path, `/retirelab` redirected to
 // `/retirelab/`, index.html for a folder, and NO special headers (no COOP/COEP, no CSP), so what works here works
 // there (docs/deploy.md). Build first with `npm run build`. Also the server of test/app/publish.e2e.test.ts.
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { join, resolve } from 'node:path';
 import sirv from 'sirv';
@@ -36,6 +36,20 @@ export function normaliseBase(base: string): string {
   return trimmed === '' ? '/' : `/${trimmed}/`;
 }
 
+/** What changes when a build replaces the folder: index.html's identity and time, the folder's and assets/'s times. */
+function buildStamp(dir: string): string {
+  return [join(dir, 'index.html'), dir, join(dir, 'assets')]
+    .map((p) => {
+      try {
+        const st = statSync(p);
+        return `${st.ino}:${st.size}:${st.mtimeMs}`;
+      } catch {
+        return '-';
+      }
+    })
+    .join('|');
+}
+
 export async function startStaticServer(options: StaticServerOptions): Promise<StaticServer> {
   const dir = resolve(options.dir);
   if (!existsSync(join(dir, 'index.html'))) {
@@ -43,7 +57,19 @@ export async function startStaticServer(options: StaticServerOptions): Promise<S
   }
   const base = normaliseBase(options.base);
   // no cache headers (plain hosts send none or short ones), etags, no SPA fallback; `/x` finds x.html, `/d/` d/index.html
-  const files = sirv(dir, { dev: false, etag: true, dotfiles: false });
+  const make = () => sirv(dir, { dev: false, etag: true, dotfiles: false });
+  // sirv lists the folder once; `npm run build` while the server is up replaces it, so the list is made again when
+  // the build's stamp (index.html and the folders' modification times) changes, and once more before a 404
+  let files = make();
+  let stamp = buildStamp(dir);
+  const current = (): typeof files => {
+    const now = buildStamp(dir);
+    if (now !== stamp) {
+      files = make();
+      stamp = now;
+    }
+    return files;
+  };
   const notFound = (res: ServerResponse) => {
     res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' });
     res.end('404 not found\n');
@@ -57,7 +83,11 @@ export async function startStaticServer(options: StaticServerOptions): Promise<S
     }
     if (!url.pathname.startsWith(base)) return notFound(res);
     req.url = `/${url.pathname.slice(base.length)}${url.search}`;
-    files(req, res, () => notFound(res));
+    current()(req, res, () => {
+      // a file the list has not seen (written after it was made, within the same second as its stamp): look again
+      files = make();
+      files(req, res, () => notFound(res));
+    });
   });
   await new Promise<void>((done, fail) => {
     server.once('error', fail);

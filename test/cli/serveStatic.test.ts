@@ -60,6 +60,36 @@ describe('the static server', () => {
     expect((await fetch(`${server.url}nothing.js`)).status).toBe(404);
   });
 
+  it('serves the current build after the folder is rebuilt while it is up (new files found, removed ones gone)', async () => {
+    const own = mkdtempSync(join(tmpdir(), 'retirelab-rebuild-'));
+    try {
+      const build = (html: string, asset: string): void => {
+        rmSync(join(own, 'assets'), { recursive: true, force: true });
+        mkdirSync(join(own, 'assets'));
+        writeFileSync(join(own, 'assets', asset), `// ${asset}`);
+        writeFileSync(join(own, 'index.html'), html);
+      };
+      build('<!doctype html><title>first build</title>', 'index-aaaa.js');
+      const s = await startStaticServer({ dir: own, base: '/', port: 0, host: '127.0.0.1' });
+      try {
+        expect(await (await fetch(s.url)).text()).toBe('<!doctype html><title>first build</title>');
+        build('<!doctype html><title>the second, longer build</title>', 'index-bbbb.js');
+        const page = await fetch(s.url);
+        expect([page.status, await page.text()]).toEqual([
+          200,
+          '<!doctype html><title>the second, longer build</title>',
+        ]);
+        const fresh = await fetch(`${s.url}assets/index-bbbb.js`);
+        expect([fresh.status, await fresh.text()]).toEqual([200, '// index-bbbb.js']);
+        expect((await fetch(`${s.url}assets/index-aaaa.js`)).status).toBe(404);
+      } finally {
+        await s.close();
+      }
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
+  });
+
   it('refuses a folder with no build in it, saying how to make one', async () => {
     await expect(
       startStaticServer({ dir: join(dir, 'assets'), base: '/', port: 0, host: '127.0.0.1' }),
