@@ -194,7 +194,7 @@ export async function prepareResume(
   log: (text: string) => void = (t) => void process.stderr.write(t),
 ): Promise<{ folder: RunFolder; config: ExperimentConfig; resume: CheckpointContent<TrainerState> | null }> {
   const { folder, config } = RunFolder.open(dir);
-  folder.lock();
+  folder.lock(log);
   try {
     const leftovers = await folder.removeLeftovers();
     if (leftovers.length > 0)

@@ -41,13 +41,16 @@ export class NodeCheckpointStorage implements CheckpointStorage {
     try {
       await fs.mkdir(tmp);
       for (const [file, bytes] of files) {
-        const fh = await fs.open(join(tmp, file), 'w');
-        try {
-          await fh.writeFile(bytes);
-          await fh.sync();
-        } finally {
-          await fh.close();
-        }
+        // a failure names the file as it would be in the checkpoint (EFBIG, ENOSPC: which one did not fit)
+        await withFsErrorsAsync(join(this.root, name, file), 'writing a checkpoint', async () => {
+          const fh = await fs.open(join(tmp, file), 'w');
+          try {
+            await fh.writeFile(bytes);
+            await fh.sync();
+          } finally {
+            await fh.close();
+          }
+        });
       }
       await this.swapIn(tmp, join(this.root, name), `.old-${name}-${nonce}`);
     } catch (e) {

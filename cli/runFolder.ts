@@ -149,10 +149,10 @@ export class RunFolder {
 
   /**
    * Take this folder's exclusive lock (re-entrant; a stale one is taken over with a note on stderr). Throws
-   * RunFolderError naming the folder and the owner when another live process holds it.
+   * RunFolderError naming the folder and the owner when another live process holds it. `note` gets the takeover line.
    */
-  lock(): void {
-    this.held = acquireRunFolderLock(this.dir);
+  lock(note?: (text: string) => void): void {
+    this.held = acquireRunFolderLock(this.dir, note);
   }
 
   /** Give the lock back (also done for every held lock when the process exits). */

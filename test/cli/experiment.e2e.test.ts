@@ -3,7 +3,7 @@
 // child started the way the npm script starts it, `node --import tsx cli/experiment.ts`, so that the signal reaches
 // the CLI's own process) and the exit status and streams of the real process. Config errors: experiment.test.ts.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -138,6 +138,8 @@ describe('Ctrl-C lands within one step, in every stage, with or without periodic
     p.kill();
     expect(await p.exited).toBe(130);
     expect(p.stdout()).toContain(`--resume ${d}`);
+    // its run folder's lock is given back on the way out
+    expect(existsSync(join(d, '.lock'))).toBe(false);
     const latest = readFileSync(join(d, 'checkpoints/LATEST'), 'utf8');
     expect(latest).toMatch(/^student-0000\d\d$/);
     const r = await run(experiment, ['--resume', d, '--no-progress']);
@@ -152,6 +154,7 @@ describe('Ctrl-C lands within one step, in every stage, with or without periodic
     await until(log, () => lineCount(log) >= 3);
     p.kill('SIGTERM');
     expect(await p.exited).toBe(143);
+    expect(existsSync(join(d, '.lock'))).toBe(false);
     expect(p.stderr()).toContain('terminate (SIGTERM): finishing the current step, writing a checkpoint');
     expect(p.stdout()).toContain(`--resume ${d}`);
     expect(readFileSync(join(d, 'checkpoints/LATEST'), 'utf8')).toMatch(/^student-0000\d\d$/);
@@ -206,6 +209,58 @@ describe('Ctrl-C lands within one step, in every stage, with or without periodic
     const r = await run(experiment, ['--resume', d, '--no-progress']);
     expect(r.stderr).not.toMatch(/internal error/);
     expect(r.code).toBe(0);
+    expect(withoutTime(readLines(join(d, 'metrics.jsonl')))).toEqual(
+      withoutTime(readLines(join(smoke, 'metrics.jsonl'))),
+    );
+  });
+});
+
+describe('one process per run folder (its lock)', () => {
+  /** A copy of the smoke run to resume from the start of its student stage (20 steps to go). */
+  const copyToResume = (name: string): string => {
+    const d = join(tmp, name);
+    cpSync(smoke, d, { recursive: true });
+    writeFileSync(join(d, 'checkpoints', 'LATEST'), 'student-000000');
+    return d;
+  };
+
+  it('two --resume of one folder at once: the second is refused naming the owner (exit 2), the first completes with each step once', async () => {
+    const d = copyToResume('two-resumes');
+    const a = start(['--resume', d]);
+    await expect.poll(() => a.stderr(), { timeout: 90_000, interval: 20 }).toContain(`resuming ${d}`);
+    // the first is held mid-run, so the second meets a live owner however fast or slow either process is
+    a.kill('SIGSTOP');
+    const b = start(['--resume', d]);
+    const bCode = await b.exited;
+    a.kill('SIGCONT');
+    const aCode = await a.exited;
+    expect(b.stderr()).toMatch(
+      new RegExp(
+        `^experiment: ${d.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} is in use by another process \\(pid \\d+ on [^,]+, since \\d{4}-\\d\\d-\\d\\dT[^)]+\\): wait for it to finish or stop it\n$`,
+      ),
+    );
+    expect(bCode).toBe(2);
+    expect(aCode, a.stderr()).toBe(0);
+    const steps = readLines(join(d, 'metrics.jsonl')).map((l) => l.step);
+    expect(steps).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    expect(withoutTime(readLines(join(d, 'metrics.jsonl')))).toEqual(
+      withoutTime(readLines(join(smoke, 'metrics.jsonl'))),
+    );
+    expect(existsSync(join(d, '.lock'))).toBe(false);
+  });
+
+  it('a run killed with SIGKILL leaves a stale lock, which the next --resume takes over with a note', async () => {
+    const d = copyToResume('killed');
+    const a = start(['--resume', d]);
+    await expect.poll(() => a.stderr(), { timeout: 90_000, interval: 20 }).toContain(`resuming ${d}`);
+    a.kill('SIGKILL');
+    await a.exited;
+    expect(existsSync(join(d, '.lock'))).toBe(true);
+    const r = await run(experiment, ['--resume', d, '--no-progress']);
+    expect(r.stderr).toMatch(
+      new RegExp(`note: .*: took over a stale lock \\(pid \\d+ on [^,]+, since [^,]+, is gone\\)\n`),
+    );
+    expect(r.code, r.stderr).toBe(0);
     expect(withoutTime(readLines(join(d, 'metrics.jsonl')))).toEqual(
       withoutTime(readLines(join(smoke, 'metrics.jsonl'))),
     );

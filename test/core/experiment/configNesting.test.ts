@@ -17,16 +17,20 @@ const deepObject = (depth: number): unknown => JSON.parse('{"a":'.repeat(depth) 
 
 describe('config nesting', () => {
   it('refuses a 5,000-deep config file with the field path and the limit, not a stack overflow', () => {
-    const attempt = (): unknown => resolveConfig({ student: deepObject(5000) }, DEFAULT_CONFIG, 'run/config.json');
+    const deepArray = JSON.parse('['.repeat(5000) + ']'.repeat(5000)) as unknown;
+    const attempt = (): unknown =>
+      resolveConfig({ evaluation: { temperatures: deepArray } }, DEFAULT_CONFIG, 'run/config.json');
     expect(attempt).toThrow(ConfigError);
     expect(attempt).toThrow(
-      `run/config.json: student.a.a.a.a.a.…: nested deeper than ${MAX_CONFIG_DEPTH} levels (a config value nests at most ${MAX_CONFIG_DEPTH} objects or arrays deep)`,
+      `run/config.json: evaluation.temperatures.0.0.0.0.…: nested deeper than ${MAX_CONFIG_DEPTH} levels (a config value nests at most ${MAX_CONFIG_DEPTH} objects or arrays deep)`,
     );
   });
 
-  it('refuses a 5,000-deep --set value (object or array) naming its key', () => {
+  it('refuses 5,000-deep --set values (an object set twice, an array) naming the key', () => {
     const json = '{"a":'.repeat(5000) + '1' + '}'.repeat(5000);
-    expect(() => applyOverrides(DEFAULT_CONFIG, [`student=${json}`])).toThrow('--set: student.a.a.a.a.a.…: nested');
+    expect(() => applyOverrides(DEFAULT_CONFIG, [`student=${json}`, `student=${json}`])).toThrow(
+      '--set: student.a.a.a.a.a.…: nested',
+    );
     const arrays = '['.repeat(5000) + ']'.repeat(5000);
     expect(() => applyOverrides(DEFAULT_CONFIG, [`evaluation.temperatures=${arrays}`])).toThrow(
       '--set: evaluation.temperatures.0.0.0.0.…: nested',
