@@ -16,6 +16,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { MASKED, matMul } from './layers';
 import type { PolicyModel } from './model';
+import { DECODE_EMBED_KERNEL, DECODE_MASK_KERNEL, STATE_COLUMNS } from './kernels/webgpuSampling';
 import { WASM_KV_WRITE_KERNEL } from './wasmKvWrite';
 
 /** whether caches on the active backend keep only the filled slots (wasm, where the kernel is registered) */
@@ -122,7 +123,7 @@ export class KVCache {
   append(tokens: Int32Array, counts: Int32Array, chunk: number): tf.Tensor2D {
     this.assertLive();
     const m = this.model;
-    const { vocabSize, width } = m.config;
+    const { vocabSize } = m.config;
     const B = this.batch;
     const C = chunk;
     const cap = this.capacity;
@@ -175,22 +176,96 @@ export class KVCache {
       if (n > 0) select[b * C + n - 1] = 1;
     }
 
+    const slotsT = trimmed ? () => tf.tensor1d(slots, 'int32') : null;
+    const result = this.layers(
+      () =>
+        tf.add(
+          tf.gather(m.tokEmb, tf.tensor1d(toks, 'int32')),
+          tf.gather(m.posEmb, tf.tensor1d(pos, 'int32')),
+        ) as tf.Tensor2D,
+      slotsT ?? (() => tf.tensor4d(write, C === 1 ? [B, 1, cap, 1] : [B, H, cap, C])),
+      () => tf.tensor4d(mask, [B, 1, C, cap]),
+      C,
+      extent,
+      C === 1 ? null : () => tf.tensor3d(select, [B, 1, C]),
+      trimmed,
+    );
+    this.keys = result.newKeys;
+    this.values = result.newValues;
+    this.extent = extent;
+    for (let b = 0; b < B; b++) this.rowLengths[b] = (this.rowLengths[b] as number) + (counts[b] as number);
+    return result.logits;
+  }
+
+  /**
+   * One decode step whose input is built on the device (webgpu, full cache): `state` is the packed decode state of
+   * kernels/webgpuSampling.ts [batch, 8]; each row that sampled at that step feeds its token, the others nothing.
+   * The host length mirror is NOT advanced: the caller reports what was fed with `advanceLengths` once it knows.
+   * Returns logits [batch, vocab] (rows that fed nothing get unspecified values); the caller disposes them.
+   */
+  appendOnDevice(state: tf.Tensor2D): tf.Tensor2D {
+    this.assertLive();
+    if (this.trimmed) throw new Error('KVCache.appendOnDevice: needs a full (untrimmed) cache');
+    const m = this.model;
+    const B = this.batch;
+    const cap = this.capacity;
+    if (state.shape[0] !== B || state.shape[1] !== STATE_COLUMNS)
+      throw new Error(`KVCache.appendOnDevice: state is [${state.shape}], expected [${B}, ${STATE_COLUMNS}]`);
+    const engine = tf.engine();
+    const result = this.layers(
+      () => engine.runKernel(DECODE_EMBED_KERNEL, { state, tokEmb: m.tokEmb, posEmb: m.posEmb }) as tf.Tensor2D,
+      () => engine.runKernel(DECODE_MASK_KERNEL, { state }, { capacity: cap, mode: 'write' }) as tf.Tensor4D,
+      () => engine.runKernel(DECODE_MASK_KERNEL, { state }, { capacity: cap, mode: 'mask' }) as tf.Tensor4D,
+      1,
+      cap,
+      null,
+      false,
+    );
+    this.keys = result.newKeys;
+    this.values = result.newValues;
+    return result.logits;
+  }
+
+  /** Advances the host length mirror by what appendOnDevice steps fed (counts [batch]). */
+  advanceLengths(counts: Int32Array): void {
+    for (let b = 0; b < this.batch; b++) {
+      const n = (this.rowLengths[b] as number) + (counts[b] as number);
+      if (n > this.capacity) throw new Error(`KVCache.advanceLengths: row ${b} would hold ${n} tokens`);
+      this.rowLengths[b] = n;
+    }
+  }
+
+  /**
+   * The transformer over the fed tokens, the cache written: x0 [B·C, D] the input embeddings, `write` the write
+   * matrix ([B, 1, cap, 1] for C = 1, else [B, H, cap, C]) or (trimmed) the slots [B·C], mask [B, 1, C, cap],
+   * select [B, 1, C] (null when C = 1) picks each row's last fed token. Releases the old cache tensors; returns the
+   * new ones and the logits [B, V].
+   */
+  private layers(
+    makeX0: () => tf.Tensor2D,
+    makeWrite: () => tf.Tensor,
+    makeMask: () => tf.Tensor4D,
+    C: number,
+    extent: number,
+    makeSelect: (() => tf.Tensor3D) | null,
+    trimmed: boolean,
+  ): { logits: tf.Tensor2D; newKeys: tf.Tensor4D[]; newValues: tf.Tensor4D[] } {
+    const m = this.model;
+    const { width, heads: H } = m.config;
+    const B = this.batch;
+    const cap = this.capacity;
     const result = tf.tidy(() => {
-      const x0 = tf.add(
-        tf.gather(m.tokEmb, tf.tensor1d(toks, 'int32')),
-        tf.gather(m.posEmb, tf.tensor1d(pos, 'int32')),
-      );
-      let x = x0 as tf.Tensor2D; // [B·C, D]
+      let x = makeX0(); // [B·C, D]
       // trimmed: one kernel copies the cache into `extent` slots and adds k at its slots. Full: one new token per
       // row: K' = K + w ⊙ k with w [B, 1, cap, 1] broadcast over heads (elementwise broadcasting is right);
       // several: K' = K + W·k with W [B, H, cap, C]
-      const slotsT = trimmed ? tf.tensor1d(slots, 'int32') : null;
-      const writeT = trimmed ? null : tf.tensor4d(write, C === 1 ? [B, 1, cap, 1] : [B, H, cap, C]);
+      const slotsT = trimmed ? (makeWrite() as tf.Tensor1D) : null;
+      const writeT = trimmed ? null : (makeWrite() as tf.Tensor4D);
       const written = (cache: tf.Tensor4D, kv: tf.Tensor4D): tf.Tensor4D =>
         slotsT
           ? (tf.engine().runKernel(WASM_KV_WRITE_KERNEL, { cache, kv, slots: slotsT }, { extent }) as tf.Tensor4D)
           : (tf.add(cache, C === 1 ? tf.mul(writeT!, kv) : matMul(writeT!, kv)) as tf.Tensor4D);
-      const maskT = tf.tensor4d(mask, [B, 1, C, cap]);
+      const maskT = makeMask();
       const newKeys: tf.Tensor4D[] = [];
       const newValues: tf.Tensor4D[] = [];
       m.blocks.forEach((blk, l) => {
@@ -214,20 +289,13 @@ export class KVCache {
       });
       // hidden state of each row's last new token: [B, 1, C] @ [B, C, D] → [B, D]
       const last =
-        C === 1
+        makeSelect === null
           ? x
-          : (tf.reshape(matMul(tf.tensor3d(select, [B, 1, C]), tf.reshape(x, [B, C, width])), [
-              B,
-              width,
-            ]) as tf.Tensor2D);
+          : (tf.reshape(matMul(makeSelect(), tf.reshape(x, [B, C, width])), [B, width]) as tf.Tensor2D);
       return { logits: m.head(last), newKeys, newValues };
     });
     this.release();
-    this.keys = result.newKeys;
-    this.values = result.newValues;
-    this.extent = extent;
-    for (let b = 0; b < B; b++) this.rowLengths[b] = (this.rowLengths[b] as number) + (counts[b] as number);
-    return result.logits;
+    return result;
   }
 
   private release(): void {

@@ -11,6 +11,8 @@ import { createRng, type Rng } from '../core/rng';
 export class SeededRandom {
   private readonly rng: Rng;
   private spareNormal: number | null = null;
+  /** uniforms drawn ahead by peekUniforms and not yet consumed, in stream order */
+  private ahead: number[] = [];
 
   /** seed: an integer in [0, 2^32) */
   constructor(seed: number) {
@@ -23,6 +25,26 @@ export class SeededRandom {
 
   /** uniform in [0, 1) with 53 random bits */
   next(): number {
+    if (this.ahead.length > 0) return this.ahead.shift() as number;
+    return this.draw();
+  }
+
+  /**
+   * The next n uniforms of the stream without consuming them (device sampling uploads a turn's worth at once and
+   * consumes only as many as it sampled tokens, with skipUniforms): next() returns them afterwards, in order.
+   */
+  peekUniforms(n: number): Float64Array {
+    while (this.ahead.length < n) this.ahead.push(this.draw());
+    return Float64Array.from(this.ahead.slice(0, n));
+  }
+
+  /** Consumes n uniforms, as n calls of next() would. */
+  skipUniforms(n: number): void {
+    if (n <= this.ahead.length) this.ahead.splice(0, n);
+    else for (let k = 0; k < n; k++) this.next();
+  }
+
+  private draw(): number {
     const hi = this.nextUint32() >>> 5;
     const lo = this.nextUint32() >>> 6;
     return (hi * 67108864 + lo) / 9007199254740992;

@@ -122,6 +122,7 @@ export class TurnDecoder {
     const cap = this.capacity;
     const still = Uint8Array.from(acting);
     while (still.some((a) => a === 1)) {
+      if (this.options.betweenDecodeSteps) await this.options.betweenDecodeSteps();
       const logitsT = this.feedUnfed();
       let logits: Float32Array;
       try {

@@ -209,3 +209,82 @@ describe.each(['cpu', 'wasm'] as const)('KVCache on %s', (backend) => {
     cache.dispose();
   });
 });
+
+// webgpu (SwiftShader in Node): reads are asynchronous there, and the device-built decode step (appendOnDevice,
+// whose input comes from the packed sampling state of src/engine/kernels/webgpuSampling.ts) must feed exactly what
+// the host-built append feeds. Skipped, with the reason printed, where no WebGPU adapter exists.
+describe('KVCache on webgpu', () => {
+  let model: PolicyModel | null = null;
+  let skipReason: string | null = null;
+  beforeAll(async () => {
+    try {
+      await initBackend('webgpu');
+    } catch (e) {
+      skipReason = e instanceof Error ? e.message : String(e);
+      return;
+    }
+    expect(tf.getBackend()).toBe('webgpu');
+    model = new PolicyModel(config, 7, 'kv_gpu');
+    model.setWeights(
+      model.getWeightsSync().map((r) => ({ ...r, data: r.name.endsWith('/g') ? r.data : r.data.map((v) => v * 25) })),
+    );
+  }, 120_000);
+  afterAll(() => model?.dispose());
+
+  const read = async (t: tf.Tensor): Promise<Float32Array> => {
+    try {
+      return (await t.data()) as Float32Array;
+    } finally {
+      t.dispose();
+    }
+  };
+
+  it('feeds a device-built step like the host-built one (1e-5): sampling rows their token, the others nothing', async (ctx) => {
+    if (skipReason !== null || model === null) {
+      console.warn(`SKIPPED (no webgpu): ${skipReason}`);
+      ctx.skip();
+      return;
+    }
+    const rng = new SeededRandom(9);
+    const B = 4;
+    const V = config.vocabSize;
+    const prompt = [6, 3, 9, 1];
+    const before = tf.memory().numTensors;
+    const host = new KVCache(model, B, 24);
+    const dev = new KVCache(model, B, 24);
+    const C = Math.max(...prompt);
+    const toks = Int32Array.from({ length: B * C }, () => rng.nextUint32() % V);
+    await read(host.append(toks, Int32Array.from(prompt), C));
+    await read(dev.append(toks, Int32Array.from(prompt), C));
+    // two steps: rows 0, 2, 3 feed a token, then rows 1 and 2 do (row 1 after a step of nothing)
+    for (const feeds of [
+      [1, 0, 1, 1],
+      [0, 1, 1, 0],
+    ]) {
+      const next = Int32Array.from({ length: B }, () => rng.nextUint32() % V);
+      const state = new Float32Array(B * 8);
+      for (let b = 0; b < B; b++) {
+        state[b * 8] = feeds[b] ? (next[b] as number) : -1;
+        state[b * 8 + 3] = feeds[b] as number;
+        state[b * 8 + 6] = (host.lengths[b] as number) + (feeds[b] as number); // tokens written, the fed one included
+      }
+      const want = await read(host.append(next, Int32Array.from(feeds), 1));
+      const stateT = tf.tensor2d(state, [B, 8]);
+      const got = await read(dev.appendOnDevice(stateT));
+      stateT.dispose();
+      dev.advanceLengths(Int32Array.from(feeds));
+      for (let b = 0; b < B; b++)
+        if (feeds[b])
+          expect(maxAbsDiff(got.subarray(b * V, (b + 1) * V), want.subarray(b * V, (b + 1) * V))).toBeLessThan(1e-5);
+      expect(Array.from(dev.lengths)).toEqual(Array.from(host.lengths));
+    }
+    // a host append after device steps sees the same cache
+    const last = Int32Array.from({ length: B }, () => rng.nextUint32() % V);
+    const a = await read(host.append(last, new Int32Array(B).fill(1), 1));
+    const b = await read(dev.append(last, new Int32Array(B).fill(1), 1));
+    expect(maxAbsDiff(a, b)).toBeLessThan(1e-5);
+    host.dispose();
+    dev.dispose();
+    expect(tf.memory().numTensors).toBe(before);
+  }, 120_000);
+});

@@ -1,6 +1,8 @@
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Special, TokenClass, type Task } from '../../src/core/env/types';
+import { initBackend } from '../../src/engine/backend';
+import { countKernels } from '../../src/engine/kernelCounter';
 import { PolicyModel } from '../../src/engine/model';
 import { makeModelConfig } from '../../src/engine/modelConfig';
 import { PAD_CLASS, rollout, sequenceLogProbs, type RolloutBatch } from '../../src/engine/rollout';
@@ -154,4 +156,59 @@ describe('rollout over a fake environment', () => {
       worst = Math.max(worst, Math.abs((full[i] as number) - (b.oldLogProbs[i] as number)));
     expect(worst).toBeLessThan(1e-5);
   });
+});
+
+// webgpu (SwiftShader in Node): the token, its log-prob and entropy are sampled on the device by the host sampler's
+// rule from the same seeded uniforms, so the batch equals the wasm backend's (tokens exactly for this seed; log-probs
+// and entropies within 1e-4, float32 logits of two backends), with one read-back per turn. Skipped, with the reason
+// printed, where no WebGPU adapter exists.
+describe('rollout on webgpu', () => {
+  let skipReason: string | null = null;
+  let wasm: RolloutBatch;
+  beforeAll(async () => {
+    await initBackend('wasm');
+    const m = biasedModel(5, 'student_wasm');
+    wasm = await rollout(m, env, tasks, opts);
+    m.dispose();
+    try {
+      await initBackend('webgpu');
+    } catch (e) {
+      skipReason = e instanceof Error ? e.message : String(e);
+    }
+  }, 120_000);
+
+  it('samples what wasm samples, reading back once per turn, and leaks no tensor', async (ctx) => {
+    if (skipReason !== null) {
+      console.warn(`SKIPPED (no webgpu): ${skipReason}`);
+      ctx.skip();
+      return;
+    }
+    expect(tf.getBackend()).toBe('webgpu');
+    const m = biasedModel(5, 'student_gpu');
+    try {
+      await rollout(m, env, tasks, opts); // compiles the programs
+      const before = tf.memory().numTensors;
+      const { result: gpu, kernels } = await countKernels(() => rollout(m, env, tasks, opts));
+      expect(tf.memory().numTensors).toBe(before);
+      expect(kernels.readbacks).toBe(Math.max(...gpu.turns));
+      expect(Array.from(gpu.tokens)).toEqual(Array.from(wasm.tokens));
+      expect(Array.from(gpu.classes)).toEqual(Array.from(wasm.classes));
+      expect(Array.from(gpu.reward)).toEqual(Array.from(wasm.reward));
+      expect(gpu.policyTokens).toBe(wasm.policyTokens);
+      let worst = 0;
+      for (let i = 0; i < gpu.oldLogProbs.length; i++)
+        worst = Math.max(
+          worst,
+          Math.abs((gpu.oldLogProbs[i] as number) - (wasm.oldLogProbs[i] as number)),
+          Math.abs((gpu.entropy[i] as number) - (wasm.entropy[i] as number)),
+        );
+      expect(worst).toBeLessThan(1e-4);
+      // and each sampled log-prob is the policy's own at that position (a full forward on webgpu)
+      const full = await sequenceLogProbs(m, gpu);
+      for (let i = 0; i < full.length; i++)
+        expect(Math.abs((full[i] as number) - (gpu.oldLogProbs[i] as number))).toBeLessThan(1e-4);
+    } finally {
+      m.dispose();
+    }
+  }, 120_000);
 });

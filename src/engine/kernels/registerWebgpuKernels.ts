@@ -9,6 +9,7 @@ import { opdGradConfig, opdKernelConfigs } from './webgpuOpdReduce';
 import { sftGradConfig, sftKernelConfigs } from './webgpuSftReduce';
 import { rowStatsGradConfigs, rowStatsKernelConfigs } from './webgpuTokenStats';
 import { adamKernelConfigs } from './webgpuAdam';
+import { samplingKernelConfigs } from './webgpuSampling';
 
 let registered = false;
 
@@ -23,6 +24,7 @@ export function registerWebgpuKernels(): void {
     ...layerNormKernelConfigs,
     ...geluKernelConfigs,
     ...adamKernelConfigs,
+    ...samplingKernelConfigs,
   ]) {
     if (tf.getKernel(k.kernelName, k.backendName) === undefined) tf.registerKernel(k);
   }
