@@ -81,4 +81,39 @@ describe('the import worker’s logic', () => {
     expect(out?.type === 'error' && out.error.message).toMatch(/^r\/metrics\.jsonl:9001: not valid JSON/);
     expect(await repo.listRuns()).toEqual([]);
   });
+
+  it('refuses a run whose summary.json contradicts its streamed metrics.jsonl, and one folder with two metrics.jsonl', async () => {
+    const { repo, posted, handler } = setup();
+    const s = { ...summary('completed', 10), validation: { best: 0.75, last: 0.75 } };
+    await handler.handle({
+      type: 'import',
+      id: 3,
+      files: [
+        { path: 'r/config.json', blob: new Blob([config]) },
+        { path: 'r/summary.json', blob: new Blob([JSON.stringify(s)]) },
+        { path: 'r/metrics.jsonl', blob: chunked(`${studentLines.join('\n')}\n`) },
+      ],
+    });
+    expect(posted.at(-1)).toEqual({
+      type: 'error',
+      id: 3,
+      error: {
+        name: 'ImportError',
+        message:
+          "r/summary.json contradicts its metrics.jsonl: last validation score 0.75, metrics.jsonl's 0.5 (not this run's)",
+      },
+    });
+    await handler.handle({
+      type: 'import',
+      id: 4,
+      files: [
+        { path: 'r/config.json', blob: new Blob([config]) },
+        { path: 'r/metrics.jsonl', blob: new Blob(['{"step":1}\n']) },
+        { path: 'r/metrics.jsonl', blob: new Blob(['{"step":2}\n']) },
+      ],
+    });
+    const twice = posted.at(-1);
+    expect(twice?.type === 'error' && twice.error.message).toMatch(/^r: two metrics\.jsonl files/);
+    expect(await repo.listRuns()).toEqual([]);
+  });
 });

@@ -87,7 +87,7 @@ describe('a stored run as the CLI run folder', () => {
     const labels = ['student.schedule=adaptive seed=0', 'student.schedule=never seed=0'];
     const summaries = [0.25, 0.75].map((x) => {
       const s = summary('completed', 10);
-      return { ...s, test: { ...s.test, successRate: x } };
+      return { ...s, seed: 0, test: { ...s.test, successRate: x } };
     });
     dropped.push({
       path: 'sw/comparison.json',
@@ -127,6 +127,48 @@ describe('a stored run as the CLI run folder', () => {
       ]),
     ).toThrow(/^r\/metrics\.jsonl:2: not valid JSON/);
     expect(() => importRunFolders([{ path: 'r/config.json', text: '{"seed":-1}' }])).toThrow('seed');
+  });
+
+  it('refuses two config.json files in one folder, or two metrics.jsonl, instead of keeping one silently', () => {
+    const config = { path: 'config.json', text: JSON.stringify(CONFIG) };
+    expect(() => importRunFolders([config, { ...config, text: JSON.stringify({ ...CONFIG, seed: 9 }) }])).toThrow(
+      "(dropped files): two config.json files — a run folder holds one; import each run's folder (or its files) on its own",
+    );
+    expect(() =>
+      importRunFolders([
+        { path: 'r/config.json', text: JSON.stringify(CONFIG) },
+        { path: 'r/metrics.jsonl', text: '{"step":1}\n' },
+        { path: 'r/metrics.jsonl', text: '{"step":2}\n' },
+      ]),
+    ).toThrow('r: two metrics.jsonl files');
+  });
+
+  it('refuses a summary.json that contradicts its config or its metrics, naming both values', () => {
+    const folder = (s: object, metricsText: string): DroppedFile[] => [
+      { path: 'r/config.json', text: JSON.stringify(CONFIG) },
+      { path: 'r/summary.json', text: JSON.stringify(s) },
+      { path: 'r/metrics.jsonl', text: metricsText },
+    ];
+    const s = { ...summary('completed', 10), validation: { best: 0.5, last: 0.5 } };
+    const log = (trigger: number, val: number) =>
+      `{"step":5,"retire_opd/trigger_step":-1,"val/success_rate":0.25}\n` +
+      `{"step":10,"retire_opd/trigger_step":${trigger},"val/success_rate":${val}}\n` +
+      `{"step":11,"retire_opd/trigger_step":${trigger}}\n`;
+    // agreeing: the log's first trigger ≥ 0 is the summary's, its last validation score the summary's last
+    expect(importRunFolders(folder(s, log(10, 0.5)))[0]!.record.step).toBe(11);
+    expect(() => importRunFolders(folder(s, log(12, 0.5)))).toThrow(
+      "r/summary.json contradicts its metrics.jsonl: trigger step 10, metrics.jsonl's 12 (retire_opd/trigger_step) (not this run's)",
+    );
+    expect(() => importRunFolders(folder(s, log(10, 0.75)))).toThrow(
+      "r/summary.json contradicts its metrics.jsonl: last validation score 0.5, metrics.jsonl's 0.75",
+    );
+    expect(() => importRunFolders(folder({ ...s, seed: 4 }, log(10, 0.5)))).toThrow(
+      "r/summary.json contradicts config.json: seed 4, config.json's 3",
+    );
+    // a run that never retired logs −1 throughout: a summary naming a trigger step contradicts it
+    expect(() => importRunFolders(folder(s, '{"step":1,"retire_opd/trigger_step":-1}\n'))).toThrow(
+      "trigger step 10, metrics.jsonl's none",
+    );
   });
 });
 

@@ -6,6 +6,8 @@ import { resolveConfig } from '../../core/experiment/config';
 import { formatRunReport } from '../../core/experiment/report';
 import type { RunSummary } from '../../core/experiment/summary';
 import { getConfigValue } from '../../core/experiment/config';
+import type { RetireOpdMetricName } from '../../core/retirementGate';
+import { METRIC } from '../../core/runLog/metricKeys';
 import type { CheckpointFiles } from '../../engine/trainer/checkpoint';
 import type { StageName, TrainerEvent } from '../../engine/trainer/events';
 import { STAGE_NAMES } from '../../engine/trainer/events';
@@ -122,6 +124,8 @@ export interface PlannedImport {
   record: RunRecord;
   /** the folder's JSON-lines logs present, by kind: the path to read each from */
   logs: { kind: LogKind; path: string; where: string }[];
+  /** where its summary.json is, for messages (null: the folder has none) */
+  summaryWhere: string | null;
 }
 
 /**
@@ -136,13 +140,24 @@ export function planRunImports(
   now: number = Date.now(),
 ): PlannedImport[] {
   const byDir = new Map<string, Map<string, string>>();
+  // two files of one name in one folder (two config.json chosen with "import files…"): which is the run's is unknown
+  const twice = (dir: string, name: string) =>
+    new ImportError(
+      `${dir || '(dropped files)'}: two ${name} files — a run folder holds one; import each run's folder (or its files) on its own`,
+    );
   for (const f of jsonFiles) {
     const dir = dirOf(f.path);
-    (byDir.get(dir) ?? byDir.set(dir, new Map()).get(dir)!).set(baseOf(f.path), f.text);
+    const files = byDir.get(dir) ?? byDir.set(dir, new Map()).get(dir)!;
+    if (files.has(baseOf(f.path))) throw twice(dir, baseOf(f.path));
+    files.set(baseOf(f.path), f.text);
   }
   const logsByDir = new Map<string, string[]>();
-  for (const p of logPaths) (logsByDir.get(dirOf(p)) ?? logsByDir.set(dirOf(p), []).get(dirOf(p))!).push(p);
-  const sweeps = new Map<string, { axes: string[]; labels: string[]; queueId: string }>();
+  for (const p of logPaths) {
+    const present = logsByDir.get(dirOf(p)) ?? logsByDir.set(dirOf(p), []).get(dirOf(p))!;
+    if (present.some((q) => baseOf(q) === baseOf(p))) throw twice(dirOf(p), baseOf(p));
+    present.push(p);
+  }
+  const sweeps = new Map<string, { axes: string[]; labels: string[]; bySlug: Map<string, number>; queueId: string }>();
   for (const [dir, fs] of byDir) {
     const text = fs.get('comparison.json');
     if (text === undefined) continue;
@@ -150,9 +165,16 @@ export function planRunImports(
       axes?: Record<string, unknown>;
       runs?: { label?: string }[];
     };
+    const labels = (c.runs ?? []).map((r) => String(r.label ?? ''));
+    // each run folder's name → its place in the sweep (the first label with that folder name), built once
+    const bySlug = new Map<string, number>();
+    labels.forEach((l, i) => {
+      if (!bySlug.has(slug(l))) bySlug.set(slug(l), i);
+    });
     sweeps.set(dir, {
       axes: Object.keys(c.axes ?? {}),
-      labels: (c.runs ?? []).map((r) => String(r.label ?? '')),
+      labels,
+      bySlug,
       queueId: `import-${dir || 'sweep'}-${now.toString(36)}`,
     });
   }
@@ -168,6 +190,7 @@ export function planRunImports(
       summaryText === undefined
         ? null
         : checkSummary(`${where}/summary.json`, parseJson(`${where}/summary.json`, summaryText));
+    if (summary) checkSummaryMatchesConfig(`${where}/summary.json`, summary, config);
     const id = newRunId(now + n++);
     const present = logsByDir.get(dir) ?? [];
     const logs = LOG_FILES.flatMap(([kind, name]) => {
@@ -177,7 +200,7 @@ export function planRunImports(
     const parent = dirOf(dir);
     const sweep = sweeps.get(parent) ?? null;
     const folder = baseOf(dir);
-    const labelIndex = sweep ? sweep.labels.findIndex((l) => slug(l) === folder) : -1;
+    const labelIndex = sweep ? (sweep.bySlug.get(folder) ?? -1) : -1;
     const point = sweep ? Object.fromEntries(sweep.axes.map((k) => [k, getConfigValue(config, k)])) : null;
     const record: RunRecord = {
       id,
@@ -203,7 +226,7 @@ export function planRunImports(
       summary,
       error: summary?.error ?? null,
     };
-    runs.push({ record, logs });
+    runs.push({ record, logs, summaryWhere: summary ? `${where}/summary.json` : null });
   }
   if (runs.length === 0)
     throw new ImportError('no run folder found: drop a folder holding config.json (and metrics.jsonl, summary.json)');
@@ -242,30 +265,79 @@ export function importedRow(
   return { metrics: Number.isFinite(m.step) ? { runId, stage: kind, step: m.step, line: m } : null, event: null };
 }
 
-/** The record once its logs are read: the last student step and its stage. */
-export function finishImportedRecord(record: RunRecord, lastStudentStep: number | null): RunRecord {
-  return lastStudentStep === null ? record : { ...record, stage: 'student', step: lastStudentStep };
+/**
+ * What a run's student log (metrics.jsonl) says, gathered row by row as it streams: its last step, its last
+ * validation score, and the gate's trigger step as logged (`retire_opd/trigger_step`, −1 before retirement).
+ */
+export class StudentLogFacts {
+  lastStep: number | null = null;
+  lastValidation: number | null = null;
+  /** undefined: the log has no trigger metric; null: logged, never ≥ 0; else the first step it names */
+  trigger: number | null | undefined = undefined;
+  see(m: StoredMetrics): void {
+    if (m.stage !== 'student') return;
+    this.lastStep = m.step;
+    const val = m.line[METRIC.valSuccessRate];
+    if (typeof val === 'number' && Number.isFinite(val)) this.lastValidation = val;
+    const t = (m.line as Record<string, number | undefined>)[TRIGGER_METRIC];
+    if (typeof t === 'number' && Number.isFinite(t)) this.trigger = this.trigger ?? (t >= 0 ? t : null);
+  }
+}
+
+const TRIGGER_METRIC: RetireOpdMetricName = 'retire_opd/trigger_step';
+
+function checkSummaryMatchesConfig(where: string, summary: RunSummary, config: RunRecord['config']): void {
+  const wrong: string[] = [];
+  if (summary.seed !== config.seed) wrong.push(`seed ${summary.seed}, config.json's ${config.seed}`);
+  if (summary.env !== config.env.name) wrong.push(`env ${summary.env}, config.json's ${config.env.name}`);
+  if (wrong.length) throw new ImportError(`${where} contradicts config.json: ${wrong.join('; ')} (not this run's)`);
+}
+
+/**
+ * The record once its logs are read: the last student step and its stage. A summary.json that contradicts the
+ * student log — another last validation score, another trigger step than the log's first — is refused, naming both.
+ */
+export function finishImportedRecord(planned: PlannedImport, facts: StudentLogFacts): RunRecord {
+  const { record, summaryWhere } = planned;
+  const s = record.summary;
+  if (s && summaryWhere) {
+    const wrong: string[] = [];
+    if (s.validation && facts.lastValidation !== null && s.validation.last !== facts.lastValidation)
+      wrong.push(`last validation score ${s.validation.last}, metrics.jsonl's ${facts.lastValidation}`);
+    if (facts.trigger !== undefined && (s.gate.triggerStep ?? null) !== facts.trigger)
+      wrong.push(
+        `trigger step ${s.gate.triggerStep ?? 'none'}, metrics.jsonl's ${facts.trigger ?? 'none'} (retire_opd/trigger_step)`,
+      );
+    if (wrong.length)
+      throw new ImportError(`${summaryWhere} contradicts its metrics.jsonl: ${wrong.join('; ')} (not this run's)`);
+  }
+  return facts.lastStep === null ? record : { ...record, stage: 'student', step: facts.lastStep };
 }
 
 /** Runs from dropped files held whole (small folders; the page streams large logs through planRunImports). */
 export function importRunFolders(files: readonly DroppedFile[], now: number = Date.now()): ImportedRun[] {
   const logs = new Map(files.filter((f) => isRunLog(f.path)).map((f) => [f.path, f.text]));
+  // every log's path, a repeated one included (planRunImports refuses two of one name in one folder)
   const planned = planRunImports(
     files.filter((f) => !isRunLog(f.path)),
-    [...logs.keys()],
+    files.filter((f) => isRunLog(f.path)).map((f) => f.path),
     now,
   );
-  return planned.map(({ record, logs: runLogs }) => {
+  return planned.map((plan) => {
+    const { record, logs: runLogs } = plan;
     const metrics: StoredMetrics[] = [];
     const events: StoredEvent[] = [];
+    const facts = new StudentLogFacts();
     for (const log of runLogs) {
       (logs.get(log.path) ?? '').split('\n').forEach((text, i) => {
         const row = importedRow(record.id, log.kind, log.where, text, i + 1, events.length);
-        if (row?.metrics) metrics.push(row.metrics);
+        if (row?.metrics) {
+          metrics.push(row.metrics);
+          facts.see(row.metrics);
+        }
         if (row?.event) events.push(row.event);
       });
     }
-    const last = metrics.filter((m) => m.stage === 'student').at(-1);
-    return { record: finishImportedRecord(record, last?.step ?? null), metrics, events };
+    return { record: finishImportedRecord(plan, facts), metrics, events };
   });
 }

@@ -4,7 +4,7 @@
 // in the worker, memory in the tests); importWorker.ts wires it to `self`.
 import { LineSplitter } from '../../core/replay/lineSplitter';
 import { blobTextChunks } from '../files/blobText';
-import { finishImportedRecord, importedRow, isRunLog, planRunImports } from '../runs/runFolderFiles';
+import { finishImportedRecord, importedRow, isRunLog, planRunImports, StudentLogFacts } from '../runs/runFolderFiles';
 import {
   IMPORT_PROGRESS_INTERVAL_MS,
   type ImportWorkerRequest,
@@ -45,13 +45,16 @@ export function createImportWorkerHandler(
         progress(done);
       }
       const blobs = new Map(files.filter((f) => isRunLog(f.path)).map((f) => [f.path, f.blob]));
-      const planned = planRunImports(json, [...blobs.keys()], clock());
-      for (const { record, logs } of planned) {
+      // every log's path, a repeated one included (planRunImports refuses two of one name in one folder)
+      const logPaths = files.filter((f) => isRunLog(f.path)).map((f) => f.path);
+      const planned = planRunImports(json, logPaths, clock());
+      for (const plan of planned) {
+        const { record, logs } = plan;
         written.push(record.id);
         let metrics: StoredMetrics[] = [];
         let events: StoredEvent[] = [];
         let seq = 0;
-        let lastStudent: number | null = null;
+        const facts = new StudentLogFacts();
         const flush = async () => {
           if (metrics.length === 0 && events.length === 0) return;
           await r.append(metrics, events);
@@ -68,7 +71,7 @@ export function createImportWorkerHandler(
             }
             if (row?.metrics) {
               metrics.push(row.metrics);
-              if (row.metrics.stage === 'student') lastStudent = row.metrics.step;
+              facts.see(row.metrics);
             }
           });
           const before = done;
@@ -81,7 +84,7 @@ export function createImportWorkerHandler(
         }
         await flush();
         // the record last: a run shows in the table only once all its rows are in
-        await r.putRun(finishImportedRecord(record, lastStudent));
+        await r.putRun(finishImportedRecord(plan, facts));
       }
       progress(totalBytes, true);
       post({ type: 'done', id, runIds: written });
