@@ -93,6 +93,45 @@ describe('the run recorder (inside the worker)', () => {
   });
 });
 
+describe('a stored run is called completed only with whole step lines', () => {
+  const student = (step: number): TrainerEvent => ({
+    type: 'step',
+    stage: 'student',
+    step,
+    totalSteps: 8,
+    metrics: { step },
+  });
+
+  it('stores a run whose student lines have a hole as needing a resume, naming the first missing step', async () => {
+    const repo = new MemoryRunRepository();
+    await repo.putRun(freshRecord());
+    // a reload lost lines 4–5 (the checkpoint after them was kept); the resumed run went on from step 6
+    const rec = await RunRecorder.open(repo, 'run-1');
+    rec.record({ type: 'stage', stage: 'student', status: 'start', totalSteps: 8 });
+    for (const k of [1, 2, 3, 6, 7, 8]) rec.record(student(k));
+    rec.record({ type: 'stage', stage: 'student', status: 'end', totalSteps: 8 });
+    rec.record({ type: 'done', summary: summary('completed', 10) });
+    await rec.flush();
+    expect(await repo.getRun('run-1')).toMatchObject({
+      status: 'interrupted',
+      error:
+        'its step lines are not whole (student step 4 is missing): continue it to train them again from its last checkpoint before that step',
+    });
+  });
+
+  it('stores a run with every line as completed', async () => {
+    const repo = new MemoryRunRepository();
+    await repo.putRun(freshRecord());
+    const rec = await RunRecorder.open(repo, 'run-1');
+    rec.record({ type: 'stage', stage: 'student', status: 'start', totalSteps: 8 });
+    for (let k = 1; k <= 8; k++) rec.record(student(k));
+    rec.record({ type: 'stage', stage: 'student', status: 'end', totalSteps: 8 });
+    rec.record({ type: 'done', summary: summary('completed', 10) });
+    await rec.flush();
+    expect(await repo.getRun('run-1')).toMatchObject({ status: 'completed', error: null });
+  });
+});
+
 describe('the run repository', () => {
   it('orders rows against a checkpoint: later steps of its stage and every later stage come after it', () => {
     expect(isAfterCheckpoint('student', 6, 'student', 5)).toBe(true);

@@ -117,6 +117,10 @@ describe('one tab owns a run', () => {
     const registry = new LockRegistry();
     await repo.putRun({ ...freshRecord('run-x'), status: 'interrupted' });
     await repo.checkpoints('run-x').write('student-000005', new Map());
+    await repo.append(
+      [1, 2, 3, 4, 5].map((step) => ({ runId: 'run-x', stage: 'student' as const, step, line: { step } })),
+      [],
+    );
     const a = tab(repo, registry);
     const b = tab(repo, registry);
     await a.runs.getState().load();
@@ -256,5 +260,30 @@ describe('what counts as a full browser storage', () => {
     ).toBe(false);
     expect(isStorageFull(new Error('Failed to write blobs (IOError)'))).toBe(false);
     expect(isStorageFull(null)).toBe(false);
+  });
+});
+
+describe('a resume after a reload leaves no hole', () => {
+  it('resumes from the newest checkpoint before the first lost line, dropping the lines after it', async () => {
+    const repo = new MemoryRunRepository();
+    await repo.putRun({ ...freshRecord('run-r'), status: 'interrupted', stage: 'student', step: 130 });
+    // checkpoints after 125 and 130 steps stored; the reload lost the lines of steps 128–130
+    await repo.checkpoints('run-r').write('student-000125', new Map());
+    await repo.checkpoints('run-r').write('student-000130', new Map());
+    const line = (step: number) => ({ runId: 'run-r', stage: 'student' as const, step, line: { step } });
+    await repo.append(
+      Array.from({ length: 127 }, (_, i) => line(i + 1)),
+      [],
+    );
+    const worker = new SteppingWorker();
+    const runs = createRunsStore(
+      async () => repo,
+      createRunStore(() => worker, { sharedControl: false }),
+    );
+    await runs.getState().resumeRun('run-r');
+    expect(runs.getState().error).toBeNull();
+    expect(worker.starts).toHaveLength(1);
+    expect((await repo.metrics('run-r')).map((m) => m.step)).toEqual(Array.from({ length: 125 }, (_, i) => i + 1));
+    expect((await repo.getRun('run-r'))?.checkpoint).toBe('student-000125');
   });
 });

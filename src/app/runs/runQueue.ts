@@ -213,7 +213,13 @@ export async function runQueue(
       await update(index, { runId });
     }
     await runs.getState().runEnded();
-    const record = await repo.getRun(runId);
+    let record = await repo.getRun(runId);
+    if (record && needsLinesRetrained(record)) {
+      // it finished but its step lines had a hole (a reload lost some): once more from the checkpoint before it
+      await runs.getState().resumeRun(runId);
+      await runs.getState().runEnded();
+      record = await repo.getRun(runId);
+    }
     const summary = record?.summary ?? null;
     const status: QueueItemStatus =
       record?.status === 'completed' ? 'completed' : record?.status === 'stopped' ? 'stopped' : 'failed';
@@ -336,6 +342,9 @@ export async function runQueue(
   await save(q);
   return q;
 }
+
+/** A run that reached its summary but was stored interrupted: its step lines had a hole (runRecorder.ts). */
+const needsLinesRetrained = (r: RunRecord) => r.status === 'interrupted' && r.summary?.status === 'completed';
 
 /**
  * The one stored run a queue item continues from, whatever moment a reload cut it off at. The queue is stored only

@@ -7,6 +7,12 @@ import { STAGE_NAMES } from '../../engine/trainer/events';
 import type { RunRecord, StoredEvent, StoredMetrics, TrainedStage } from './runRecord';
 import { TRAINED_STAGES } from './runRecord';
 import { runLockName, type RunLocks } from './runLocks';
+import {
+  checkStepLines,
+  describeStepLineFault,
+  endedStageSteps,
+  resumableCheckpoint,
+} from '../../core/runLog/stepLines';
 
 /** The queue persisted between reloads (runQueue.ts owns its shape). */
 export interface StoredQueue {
@@ -65,6 +71,26 @@ export function asStorageFull(e: unknown, what: string): unknown {
   const { name, message } = e as { name?: unknown; message?: unknown };
   const raw = `${String(name)}: ${String(message)}`;
   return new StorageQuotaError(`browser storage is full while ${what} (${raw}): ${STORAGE_FULL_ADVICE}`);
+}
+
+/**
+ * The checkpoint stored run `runId` resumes from: the newest one every line before which is stored (a reload may
+ * keep a checkpoint yet lose the last lines before it; core/runLog/stepLines.ts), or null when there is none.
+ */
+export async function resumeCheckpoint(repo: RunRepository, runId: string): Promise<string | null> {
+  const [names, lines, events] = await Promise.all([
+    repo.checkpoints(runId).list(),
+    repo.metrics(runId),
+    repo.events(runId),
+  ]);
+  return resumableCheckpoint(names, lines, endedStageSteps(events.map((e) => e.event)));
+}
+
+/** Why stored run `runId`'s lines are not whole ("student step 128 is missing"), or null when they are. */
+export async function stepLinesFault(repo: RunRepository, runId: string): Promise<string | null> {
+  const [lines, events] = await Promise.all([repo.metrics(runId), repo.events(runId)]);
+  const fault = checkStepLines(lines, endedStageSteps(events.map((e) => e.event)));
+  return fault ? describeStepLineFault(fault) : null;
 }
 
 /** The checkpoint side of a run: the engine's CheckpointStorage, with its default SHA-256. */

@@ -11,7 +11,15 @@ import { restoreRunState } from './restoreRunState';
 import type { RemoteProgress, RunChannelMessage } from './runChannel';
 import { MemoryLocks, runLockName, type RunLocks } from './runLocks';
 import { newRunId, type RunRecord } from './runRecord';
-import { asStorageFull, isStorageFull, lockCheckedDeletes, RunLockedError, type RunRepository } from './runRepository';
+import {
+  asStorageFull,
+  isStorageFull,
+  lockCheckedDeletes,
+  resumeCheckpoint,
+  RunLockedError,
+  stepLinesFault,
+  type RunRepository,
+} from './runRepository';
 
 export interface NewRun {
   preset: string;
@@ -257,12 +265,17 @@ export function createRunsStore(
           const r = await repo();
           const record = await r.getRun(id);
           if (!record) throw new Error(`run ${id} is no longer stored`);
-          const name = await r.checkpoints(id).latest();
+          // the newest checkpoint with every line before it stored: what came after it is dropped and re-trained
+          const name = await resumeCheckpoint(r, id);
           const at = name ? parseCheckpointName(name) : null;
           if (!name || !at)
-            throw new Error(`run ${id} has no checkpoint to resume from (it stopped before its first checkpoint)`);
+            throw new Error(
+              (await r.checkpoints(id).latest()) === null
+                ? `run ${id} has no checkpoint to resume from (it stopped before its first checkpoint)`
+                : `run ${id} has no checkpoint before its first missing line (${(await stepLinesFault(r, id)) ?? '?'}): start it again`,
+            );
           await r.truncateAfter(id, at.stage, at.step);
-          await r.putRun({ ...record, status: 'running', error: null, updatedAt: now() });
+          await r.putRun({ ...record, status: 'running', checkpoint: name, error: null, updatedAt: now() });
           const restored = restoreRunState(record, await r.metrics(id), await r.events(id));
           // a rider that left its leader continues its student stage from where it left (unannounced)
           const continuation =

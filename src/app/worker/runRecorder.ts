@@ -1,14 +1,14 @@
 // Inside the training worker: writes a run's trainer events to the run repository as they come, in batches
 // (metrics lines and events appended together at most every `flushMs`, and at once on stage changes,
 // checkpoints, the retirement and the end), and keeps the run's record (status, stage, step, trigger step, latest
-// checkpoint, summary) up to date. Storage failures (a full disk) go to `onError`, never silently; the pending
+// checkpoint, summary) up to date; a run is stored 'completed' only once its step lines are checked whole. Storage failures (a full disk) go to `onError`, never silently; the pending
 // rows are kept and retried with the next batch.
 import type { RunSummary } from '../../core/experiment/summary';
 import type { BackendName } from '../../engine/backend';
 import { foldPosition } from '../../core/runLog/runLogFold';
 import type { TrainerEvent } from '../../engine/trainer/events';
 import { isTrainedStage, type RunRecord, type StoredEvent, type StoredMetrics } from '../runs/runRecord';
-import type { RunRepository } from '../runs/runRepository';
+import { stepLinesFault, type RunRepository } from '../runs/runRepository';
 
 export interface RecorderOptions {
   /** longest wait (ms) between two writes while steps arrive */
@@ -146,6 +146,17 @@ export class RunRecorder {
       this.pendingEvents = [];
       try {
         await this.repo.append(metrics, events);
+        if (this.rec.status === 'completed') {
+          // called completed only with whole step lines (core/runLog/stepLines.ts): else it needs a resume, which
+          // starts from the newest checkpoint before the first missing line and trains the rest again
+          const fault = await stepLinesFault(this.repo, this.rec.id);
+          if (fault !== null)
+            this.rec = {
+              ...this.rec,
+              status: 'interrupted',
+              error: `its step lines are not whole (${fault}): continue it to train them again from its last checkpoint before that step`,
+            };
+        }
         await this.repo.putRun({ ...this.rec, updatedAt: this.now() });
       } catch (e) {
         // keep the rows for the next batch (unless the next batch has them already)

@@ -1,10 +1,11 @@
 // The training worker's side of a stored run: the recorder that saves its events, the IndexedDB checkpoint storage
 // the trainer writes to, and for a resume the decoded latest checkpoint (validated against the run's config, as the
-// CLI's --resume does) after the stored lines past it were dropped.
+// CLI's --resume does) after the stored lines past it were dropped — the newest checkpoint before which every line is
+// stored, so a resume leaves no hole.
 import type { ExperimentConfig } from '../../core/experiment/config';
 import { decodeCheckpoint, type CheckpointContent, type CheckpointStorage } from '../../engine/trainer/checkpoint';
 import { parseTrainerState, type TrainerState } from '../../engine/trainer/trainerState';
-import type { RunRepository } from '../runs/runRepository';
+import { resumeCheckpoint, type RunRepository } from '../runs/runRepository';
 import { RunRecorder } from './runRecorder';
 
 export interface WorkerPersistence {
@@ -29,7 +30,8 @@ export async function openWorkerPersistence(
   const storage = repo.checkpoints(runId);
   let content: CheckpointContent<TrainerState> | null = null;
   if (resume) {
-    const name = await storage.latest();
+    // the newest checkpoint with every line before it stored (the page chose the same one: resumeCheckpoint)
+    const name = await resumeCheckpoint(repo, runId);
     if (!name) throw new ResumeError(`run ${runId}: no checkpoint to resume from (it stopped before its first one)`);
     const files = await storage.read(name);
     if (!files) throw new ResumeError(`run ${runId}: checkpoint ${name} is missing from browser storage`);
