@@ -287,3 +287,29 @@ describe('a resume after a reload leaves no hole', () => {
     expect((await repo.getRun('run-r'))?.checkpoint).toBe('student-000125');
   });
 });
+
+describe('a second tab on a running queue', () => {
+  it('shows another tab’s run read-only when it shows nothing, and follows that tab to its next run', async () => {
+    const repo = new MemoryRunRepository();
+    const registry = new LockRegistry();
+    const a = tab(repo, registry);
+    const b = tab(repo, registry);
+    const first = (await a.runs
+      .getState()
+      .startRun({ preset: 'unit', overrides: [], config: CONFIG, backendChoice: 'cpu' }))!;
+    await b.runs.getState().load();
+    expect(b.runStore.getState().recordId).toBe(first);
+    expect(b.worker.starts).toEqual([]);
+    // that run ends there and the queue's next one starts: the second tab shows the new one
+    a.worker.finish();
+    await a.runs.getState().runEnded();
+    await new MemoryLocks(registry).whenFree(runLockName(first));
+    for (const m of a.sent.splice(0)) b.runs.getState().remote(m);
+    const next = (await a.runs
+      .getState()
+      .startRun({ preset: 'unit', overrides: [], config: CONFIG, backendChoice: 'cpu' }))!;
+    for (const m of a.sent.splice(0)) b.runs.getState().remote(m);
+    await expect.poll(() => b.runStore.getState().recordId).toBe(next);
+    expect(b.worker.starts).toEqual([]);
+  });
+});

@@ -58,13 +58,20 @@ function QueueProgressView({ queue }: { queue: RunQueue }) {
   const startedAt = useStore(queueStore, (s) => s.startedAt);
   const startedFraction = useStore(queueStore, (s) => s.startedFraction);
   const fraction = useRunFraction();
+  // run by another tab (it holds the queue's lock): read-only here, its runs' progress from that tab's channel
+  const remote = useStore(queueStore, (s) => s.elsewhere.includes(queue.id));
+  const remoteFraction = useRuns((s) => {
+    const going = queue.items.flatMap((i) => (i.status === 'running' && i.runId ? [s.elsewhere[i.runId]] : []));
+    const parts = going.map((g) => (g && g.totalSteps > 0 && g.stage === 'student' ? g.step / g.totalSteps : 0));
+    return parts.length ? parts.reduce((a, b) => a + b, 0) / parts.length : 0;
+  });
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
     if (!active) return;
     const t = setInterval(() => setNow(Date.now()), 1000);
     return () => clearInterval(t);
   }, [active]);
-  const p = queueProgress(queue, active ? fraction : 0, 0);
+  const p = queueProgress(queue, active ? fraction : remote ? remoteFraction : 0, 0);
   // the ETA counts only what ran since this page (re)started the queue
   const ran = p.fraction - startedFraction;
   const elapsed = startedAt ? (now - startedAt) / 1000 : 0;
@@ -72,9 +79,9 @@ function QueueProgressView({ queue }: { queue: RunQueue }) {
   return (
     <div className="queue" data-testid="queue" data-queue-id={queue.id} data-state={queue.state}>
       <div>
-        <strong>{queue.preset}</strong> — {p.done}/{p.total} runs · {queue.state}
+        <strong>{queue.preset}</strong> — {p.done}/{p.total} runs · {remote ? 'running in another tab' : queue.state}
         {active ? ` · ETA ${duration(eta)}` : ''} <progress max={1} value={p.fraction} aria-label="queue progress" />
-        {!active && queue.state === 'paused' ? (
+        {!active && !remote && queue.state !== 'done' ? (
           <button type="button" onClick={() => void queueStore.getState().resume(queue.id)}>
             continue
           </button>
@@ -87,7 +94,7 @@ function QueueProgressView({ queue }: { queue: RunQueue }) {
         >
           compare its runs
         </button>
-        {!active ? (
+        {!active && !remote ? (
           <button type="button" onClick={() => void queueStore.getState().remove(queue.id)}>
             forget queue
           </button>

@@ -15,10 +15,14 @@ export interface QueueState {
   /** fraction of the queue already done when it (re)started (the ETA counts only what ran since) */
   startedFraction: number;
   error: string | null;
+  /** queues another tab runs now (it holds their lock): shown read-only here, as that tab stores them */
+  elsewhere: string[];
 }
 
 export interface QueueActions {
   load(): Promise<void>;
+  /** read the stored queues again (another tab's queue moves on as that tab stores it); this tab's own stay */
+  refresh(): Promise<void>;
   /** store the queue and run it */
   enqueue(queue: RunQueue): Promise<void>;
   /** continue a paused queue */
@@ -37,7 +41,7 @@ export function createQueueStore(
   /** one tab runs a queue: it holds the queue's lock (and each run's, through the runs stores) */
   locks: RunLocks = new MemoryLocks(),
 ): QueueStore {
-  return createStore<QueueState & QueueActions>()((set, get) => {
+  const store = createStore<QueueState & QueueActions>()((set, get) => {
     const put = (q: RunQueue) => set({ queues: [...get().queues.filter((x) => x.id !== q.id), q] });
     const go = async (queue: RunQueue) => {
       if (get().activeId !== null) {
@@ -77,12 +81,20 @@ export function createQueueStore(
       startedAt: null,
       startedFraction: 0,
       error: null,
+      elsewhere: [],
       async load() {
-        const r = await repo();
-        const queues = (await r.listQueues()) as RunQueue[];
-        set({ queues: queues.sort((a, b) => a.createdAt - b.createdAt) });
-        const pending = queues.find((q) => q.state === 'running');
+        await get().refresh();
+        // a queue left running by a reload continues here; one another tab runs (it holds its lock) is only shown
+        const pending = get().queues.find((q) => q.state === 'running' && !get().elsewhere.includes(q.id));
         if (pending) await go(pending);
+      },
+      async refresh() {
+        const r = await repo();
+        const stored = (await r.listQueues()) as RunQueue[];
+        const held = await locks.heldElsewhere();
+        const own = get().queues.find((q) => q.id === get().activeId);
+        const queues = stored.map((q) => (q.id === own?.id ? own : q)).sort((a, b) => a.createdAt - b.createdAt);
+        set({ queues, elsewhere: queues.filter((q) => held.has(queueLockName(q.id))).map((q) => q.id) });
       },
       async enqueue(queue) {
         const r = await repo();
@@ -99,9 +111,26 @@ export function createQueueStore(
           set({ error: 'this queue is going: stop its run first' });
           return;
         }
-        await (await repo()).deleteQueue(id);
+        // another tab's queue is not this tab's to forget: refused while that tab holds its lock
+        const release = await locks.tryAcquire(queueLockName(id));
+        if (release === null) {
+          set({ error: `queue ${id} is running in another tab: it can be forgotten once that tab stops it or closes` });
+          return;
+        }
+        try {
+          await (await repo()).deleteQueue(id);
+        } finally {
+          release();
+        }
         set({ queues: get().queues.filter((q) => q.id !== id) });
       },
     };
   });
+  // another tab's queue moves on as its runs start and end there: this tab's runs table is re-read then (the runs
+  // channel, storedRunsStore.ts), and so are the stored queues while some queue is running elsewhere
+  runs.subscribe((state, prev) => {
+    if (state.runs !== prev.runs && (store.getState().elsewhere.length > 0 || Object.keys(state.elsewhere).length > 0))
+      void store.getState().refresh();
+  });
+  return store;
 }

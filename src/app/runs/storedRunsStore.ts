@@ -145,6 +145,8 @@ export function createRunsStore(
   const inAnotherTab = (id: string) =>
     `run ${id} is running in another tab: watch it there, or continue it here once that tab stops it or closes`;
   let lastReshow = 0;
+  /** whether the Train view shows another tab's runs because this tab showed nothing (it follows that tab's queue) */
+  let following = false;
   const newRecord = (id: string, run: NewRun) => newRecordAt(id, run, now());
   /** Stored runs for `riders`, each locked by this tab, as the worker's rider links. */
   const riderRecords = async (riders: readonly NewRun[]): Promise<RiderLink[]> => {
@@ -217,6 +219,12 @@ export function createRunsStore(
         });
         await get().refresh();
         set({ loaded: true });
+        // nothing shown yet and another tab trains runs (its queue's lanes): show one of them, read-only and live
+        const first = Object.keys(get().elsewhere)[0];
+        if (first !== undefined && runStore.getState().status === 'idle') {
+          following = true;
+          await get().showRun(first);
+        }
       },
       async refresh() {
         await guard(async () => {
@@ -231,6 +239,7 @@ export function createRunsStore(
         await guard(async () => set({ estimate: await estimate() }));
       },
       async startRun(run, riders = []) {
+        following = false;
         if (isActive(runStore.getState().status)) {
           set({ error: 'a run is going: stop it (or let it finish) before starting another' });
           return null;
@@ -253,6 +262,7 @@ export function createRunsStore(
         return id;
       },
       async resumeRun(id, riders = []) {
+        following = false;
         if (isActive(runStore.getState().status)) {
           set({ error: 'a run is going: stop it before resuming another' });
           return;
@@ -345,13 +355,22 @@ export function createRunsStore(
                 [m.runId]: { stage: m.stage, step: m.step, totalSteps: m.totalSteps },
               },
             });
+            const shown = runStore.getState();
             if (!known) {
               // a run another tab started (or resumed) since this table was read
               watchElsewhere(m.runId);
               void get().refresh();
+              // the Train view follows another tab's runs while it shows nothing else: the next run of its queue
+              const idle = shown.status === 'idle';
+              const followed = following && !isActive(shown.status) && (shown.recordId ?? '') in get().elsewhere;
+              if (idle || (following && !followed && !isActive(shown.status))) {
+                following = true;
+                lastReshow = now();
+                void get().showRun(m.runId);
+                return;
+              }
             }
             // the Train view shows that run (read-only): redraw it from the stored steps, at most every 2 s
-            const shown = runStore.getState();
             if (shown.recordId === m.runId && !isActive(shown.status) && now() - lastReshow > 2000) {
               lastReshow = now();
               void get().showRun(m.runId);
