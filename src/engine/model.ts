@@ -6,6 +6,7 @@ import * as tf from '@tensorflow/tfjs';
 import { embed, gelu, layerNorm, linear, MASKED, matMul } from './layers';
 import { validateModelConfig, type ModelConfig } from './modelConfig';
 import { SeededRandom } from './sampling';
+import { readFloat32Batch } from './hostTensor';
 import { checkWeightRecords, type WeightRecord } from './weights';
 import { packRows, packsPadding, rowPacking, unpackRows, type RowPacking } from './rowPacking';
 
@@ -84,6 +85,9 @@ export class PolicyModel {
   private readonly causalMask: tf.Tensor2D;
   private readonly byKey = new Map<string, tf.Variable>();
   private disposed = false;
+  /** see freeze() */
+  private frozen = false;
+  private frozenWeights: WeightRecord[] | null = null;
 
   constructor(config: ModelConfig, seed: number, name = 'policy') {
     this.config = validateModelConfig(config);
@@ -248,14 +252,32 @@ export class PolicyModel {
     return this.mlp(this.attnOut(x, y, blk, B, T, rows), blk);
   }
 
-  /** parameters as host records {name: key, shape, data} (checkpointable; see weights.ts) */
+  /**
+   * parameters as host records {name: key, shape, data} (checkpointable; see weights.ts), in ONE read-back of all
+   * of them; a frozen model (freeze()) is read once and answered from that host copy afterwards
+   */
   async getWeights(): Promise<WeightRecord[]> {
     this.assertLive();
-    const out: WeightRecord[] = [];
-    for (const [key, v] of this.byKey) {
-      out.push({ name: key, shape: v.shape.slice(), data: new Float32Array(await v.data<'float32'>()) });
+    if (this.frozenWeights === null) {
+      const entries = [...this.byKey];
+      const data = await readFloat32Batch(entries.map(([, v]) => v));
+      const records = entries.map(([key, v], i) => ({
+        name: key,
+        shape: v.shape.slice(),
+        data: data[i] as Float32Array,
+      }));
+      if (!this.frozen) return records;
+      this.frozenWeights = records;
     }
-    return out;
+    return this.frozenWeights.map((r) => ({ name: r.name, shape: r.shape.slice(), data: r.data.slice() }));
+  }
+
+  /**
+   * Declares that no optimizer updates this model any more (a trained teacher, the reference policy): getWeights
+   * then reads the device once and keeps the host copy. setWeights and copyWeightsFrom drop that copy.
+   */
+  freeze(): void {
+    this.frozen = true;
   }
 
   /** synchronous variant of getWeights (slow on webgpu: prefer getWeights there) */
@@ -276,6 +298,7 @@ export class PolicyModel {
       const v = this.byKey.get(r.name) as tf.Variable;
       tf.tidy(() => v.assign(tf.tensor(r.data, r.shape, 'float32')));
     }
+    this.frozenWeights = null;
   }
 
   /** copies every parameter from a model of the same config, on the device (no host round trip) */
@@ -285,6 +308,7 @@ export class PolicyModel {
     const b = JSON.stringify(other.config);
     if (a !== b) throw new Error(`${this.name}.copyWeightsFrom(${other.name}): configs differ: ${a} vs ${b}`);
     for (const [key, v] of this.byKey) v.assign(other.variable(key));
+    this.frozenWeights = null;
   }
 
   get isDisposed(): boolean {

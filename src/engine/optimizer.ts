@@ -5,7 +5,7 @@
 // always passes epsilon explicitly so every backend runs the same optimiser.
 import * as tf from '@tensorflow/tfjs';
 import { WebgpuAdamOptimizer } from './kernels/webgpuAdam';
-import type { HostTensor } from './hostTensor';
+import { readFloat32Batch, type HostTensor } from './hostTensor';
 
 export interface AdamConfig {
   learningRate: number;
@@ -97,12 +97,18 @@ export async function getAdamState(optimizer: tf.AdamOptimizer): Promise<AdamSta
   const [iter, ...moments] = weights;
   if (iter === undefined || iter.name !== 'iter')
     throw new Error('Adam state: tfjs getWeights did not start with "iter"');
-  const state: AdamState = {
-    iter: hostOf(iter.tensor, await iter.tensor.data()),
-    [ADAM_POWER_KEYS.beta1]: hostOf(accBeta1, await accBeta1.data()),
-    [ADAM_POWER_KEYS.beta2]: hostOf(accBeta2, await accBeta2.data()),
-  };
-  for (const { name, tensor } of moments) state[name] = hostOf(tensor, await tensor.data());
+  // every float32 part in one read-back (readFloat32Batch), any other dtype on its own
+  const parts: [string, tf.Tensor][] = [
+    ['iter', iter.tensor],
+    [ADAM_POWER_KEYS.beta1, accBeta1],
+    [ADAM_POWER_KEYS.beta2, accBeta2],
+    ...moments.map(({ name, tensor }): [string, tf.Tensor] => [name, tensor]),
+  ];
+  const floats = parts.filter(([, t]) => t.dtype === 'float32');
+  const floatData = await readFloat32Batch(floats.map(([, t]) => t));
+  const byName = new Map(floats.map(([name], i) => [name, floatData[i] as Float32Array]));
+  const state = {} as AdamState;
+  for (const [name, tensor] of parts) state[name] = hostOf(tensor, byName.get(name) ?? (await tensor.data()));
   // the iteration scalar is created fresh by getWeights; the moments are the optimizer's own variables
   iter.tensor.dispose();
   return state;

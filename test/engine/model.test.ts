@@ -1,5 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { countKernels } from '../../src/engine/kernelCounter';
 import { PolicyModel, parameterSpecs } from '../../src/engine/model';
 import { makeModelConfig, parameterCount, validateModelConfig } from '../../src/engine/modelConfig';
 import { decodeWeights, encodeWeights } from '../../src/engine/weights';
@@ -86,6 +87,29 @@ describe('PolicyModel', () => {
       a.dispose();
       b.dispose();
       c.dispose();
+    }
+  });
+
+  it('reads its weights in one read-back, and a frozen model only once until its weights are set', async () => {
+    const m = new PolicyModel(config, 4, 'reads');
+    const other = new PolicyModel(config, 5, 'reads_other');
+    try {
+      const sync = m.getWeightsSync();
+      const once = await countKernels(() => m.getWeights());
+      expect(once.kernels.readbacks).toBe(1);
+      expect(once.result).toEqual(sync);
+      m.freeze();
+      await m.getWeights();
+      const again = await countKernels(() => m.getWeights());
+      expect(again.kernels.readbacks).toBe(0);
+      expect(again.result).toEqual(sync);
+      m.copyWeightsFrom(other); // a frozen model's weights may still be replaced: the host copy follows
+      const after = await countKernels(() => m.getWeights());
+      expect(after.kernels.readbacks).toBe(1);
+      expect(after.result).toEqual(other.getWeightsSync());
+    } finally {
+      m.dispose();
+      other.dispose();
     }
   });
 

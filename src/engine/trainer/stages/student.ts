@@ -25,6 +25,9 @@ export async function runStudent(ctx: StageContext, from: number): Promise<void>
   const { cfg, models } = ctx;
   const init = models.init!;
   const teacher = models.teacher;
+  // no optimizer updates the teacher or the reference in this stage: checkpoints read their weights once
+  init.freeze();
+  teacher?.freeze();
   if (!models.student) {
     models.student = ctx.newModel('student');
     models.student.copyWeightsFrom(init);
