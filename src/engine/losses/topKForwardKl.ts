@@ -21,10 +21,12 @@ export function topKForwardKl(logits: tf.Tensor, teacherLogits: tf.Tensor, k: nu
     const lpT = tf.logSoftmax(teacherLogits); // [B, T, V], a constant: computed outside the gradient scope
     const pT = tf.exp(lpT);
     if (k >= V) return tf.sum(tf.mul(pT, tf.sub(lpT, lpS)), -1); // no bucket: the exact forward KL
-    const { indices } = tf.topk(lpT, k); // [B, T, k]
-    const kept = tf.sum(tf.oneHot(indices, V), -2); // [B, T, V] 1 on the teacher's top-k
-    const keptTerm = tf.sum(tf.mul(tf.mul(kept, pT), tf.sub(lpT, lpS)), -1); // [B, T]
-    const isKept = tf.greater(kept, 0);
+    // the top k by a threshold at the k-th largest teacher log-prob, not tf.oneHot of topk's indices: that int32
+    // path compiles to invalid WGSL on tfjs 4.22's webgpu backend (test/engine/losses/distillBackends.test.ts).
+    // Ties with the k-th value are all kept (measure zero for real-valued logits).
+    const kth = tf.slice(tf.topk(lpT, k).values, [0, 0, k - 1], [-1, -1, 1]); // [B, T, 1]
+    const isKept = tf.greaterEqual(lpT, kth); // [B, T, V]
+    const keptTerm = tf.sum(tf.where(isKept, tf.mul(pT, tf.sub(lpT, lpS)), tf.zerosLike(lpS)), -1); // [B, T]
     const masked = tf.fill(lpS.shape, MASKED);
     const otherS = tf.logSumExp(tf.where(isKept, masked, lpS), -1); // log πθ(O) [B, T]
     const otherT = tf.logSumExp(tf.where(isKept, masked, lpT), -1); // log π_T(O) [B, T]
