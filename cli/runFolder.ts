@@ -148,10 +148,11 @@ export class RunFolder {
   }
 
   /**
-   * Take this folder's exclusive lock (re-entrant; a stale one is taken over with a note on stderr). Throws
+   * Take this folder's exclusive lock (kept if this folder already holds it; a stale one is taken over with a note on stderr). Throws
    * RunFolderError naming the folder and the owner when another live process holds it. `note` gets the takeover line.
    */
   lock(note?: (text: string) => void): void {
+    if (this.held?.holds()) return;
     this.held = acquireRunFolderLock(this.dir, note);
   }
 

@@ -8,6 +8,7 @@
 // note. A live owner, or an owner on another host (whose pid cannot be checked from here), refuses the second
 // process with one line naming the folder and the owner: RunFolderError, exit 2.
 //
+// One holder per folder, within a process too (two in-process resumes of one folder are refused alike).
 // Release: explicitly (release()), and for every lock still held when the process exits (normal exit, an error
 // reported by cliMain.ts, process.exit after a second Ctrl-C/SIGTERM in interrupt.ts): a process 'exit' handler
 // removes them synchronously. A lock file is removed only while it still holds this process's token.
@@ -71,7 +72,7 @@ export function lockRefusal(dir: string, owner: LockOwner, here = hostname()): s
     owner.host === here
       ? 'wait for it to finish or stop it'
       : `it runs on another host; if it is gone, delete ${join(dir, LOCK_FILE)}`;
-  return `${dir} is in use by another process (pid ${owner.pid} on ${owner.host}, since ${owner.since}): ${how}`;
+  return `${dir} is in use by another run (pid ${owner.pid} on ${owner.host}, since ${owner.since}): ${how}`;
 }
 
 /** The held locks of this process, by lock file path, released on exit. */
@@ -115,20 +116,31 @@ export interface RunFolderLock {
   readonly path: string;
   readonly owner: LockOwner;
   release(): void;
+  /** still this lock's: its file holds its token (a removed folder, a takeover by another process: false) */
+  holds(): boolean;
 }
 
 /**
- * Take the exclusive lock of run folder `dir` (it must exist). Re-entrant within this process. A stale lock is taken
- * over and `note` gets one line saying so; a live owner's lock throws RunFolderError (lockRefusal's text).
+ * Take the exclusive lock of run folder `dir` (it must exist). A stale lock is taken over and `note` gets one line
+ * saying so; a live owner's lock, this process's own included (two runs of one folder in one process), throws
+ * RunFolderError (lockRefusal's text). Whoever holds a lock keeps it as long as it likes (RunFolder.lock).
  */
 export function acquireRunFolderLock(
   dir: string,
   note: (text: string) => void = (t) => void process.stderr.write(t),
 ): RunFolderLock {
   const path = resolve(dir, LOCK_FILE);
-  const lock = (owner: LockOwner): RunFolderLock => ({ path, owner, release: () => releaseLockFile(path) });
+  const lock = (owner: LockOwner): RunFolderLock => ({
+    path,
+    owner,
+    release: () => {
+      if (held.get(path)?.token === owner.token) releaseLockFile(path);
+    },
+    holds: () => held.get(path)?.token === owner.token && readOwner(path)?.owner?.token === owner.token,
+  });
+  // this process already holds it for another run (two in-process resumes of one folder): refused as well
   const mine = held.get(path);
-  if (mine && readOwner(path)?.owner?.token === mine.token) return lock(mine);
+  if (mine && readOwner(path)?.owner?.token === mine.token) throw new RunFolderError(lockRefusal(dir, mine));
   held.delete(path);
   const owner: LockOwner = {
     pid: process.pid,

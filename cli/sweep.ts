@@ -370,6 +370,7 @@ async function sweep(argv: string[], io: CliIo, options: SweepOptions = {}): Pro
         if (ride && !left) {
           // no state to continue from (the leader failed), or not this config's: start over, alone
           io.stderr(`warning: ${run.label}: its ride along ${ride.leader} cannot be continued; running it alone\n`);
+          ride.folder.release();
           rmSync(dir, { recursive: true, force: true });
         }
         if (ride && left) {
@@ -392,7 +393,7 @@ async function sweep(argv: string[], io: CliIo, options: SweepOptions = {}): Pro
         const { folder, resume } = left
           ? { folder: ride!.folder, resume: left.resume }
           : (forked ?? { folder: RunFolder.create(dir, run.config), resume: null });
-        // a ride whose hand-off to another lane failed gave its lock back: take it again (re-entrant otherwise)
+        // a ride whose hand-off to another lane failed gave its lock back: take it again (kept when still held)
         folder.lock();
         const summary = await runExperiment({
           folder,

@@ -56,12 +56,21 @@ describe('the lock file', () => {
     expect(heldLockPaths()).not.toContain(join(dir, LOCK_FILE));
   });
 
-  it('is re-entrant within one process (a sweep reopens its own folders)', () => {
+  it('is refused to a second holder in the same process too (two in-process runs of one folder)', () => {
     const dir = freshDir();
     const a = acquireRunFolderLock(dir);
-    const b = acquireRunFolderLock(dir);
-    expect(b.owner.token).toBe(a.owner.token);
+    expect(() => acquireRunFolderLock(dir)).toThrow(`${dir} is in use by another run (pid ${process.pid} on`);
     a.release();
+    // given back: the next holder gets it
+    acquireRunFolderLock(dir).release();
+  });
+
+  it('a run folder keeps the lock it holds when asked again (a sweep takes a ride folder back)', () => {
+    const dir = freshDir();
+    const f = RunFolder.create(dir, DEFAULT_CONFIG);
+    expect(() => f.lock()).not.toThrow();
+    f.release();
+    expect(existsSync(join(dir, LOCK_FILE))).toBe(false);
   });
 
   it('refuses while a live owner holds it, with one line naming the folder, pid, host and start time', () => {
@@ -72,7 +81,7 @@ describe('the lock file', () => {
     const attempt = (): unknown => acquireRunFolderLock(dir);
     expect(attempt).toThrow(RunFolderError);
     expect(attempt).toThrow(
-      `${dir} is in use by another process (pid ${process.pid} on ${hostname()}, since 2026-12-06T01:02:03.000Z): wait for it to finish or stop it`,
+      `${dir} is in use by another run (pid ${process.pid} on ${hostname()}, since 2026-12-06T01:02:03.000Z): wait for it to finish or stop it`,
     );
     // the owner's lock is untouched
     expect(parseLockOwner(readFileSync(join(dir, LOCK_FILE), 'utf8'))).toEqual(live);
@@ -119,7 +128,7 @@ describe('staleness and the refusal text', () => {
 
   it('names the folder and the owner, and what to do', () => {
     expect(lockRefusal('runs/a', owner({}), 'lab-host')).toBe(
-      'runs/a is in use by another process (pid 4242 on lab-host, since 2026-12-06T01:02:03.000Z): wait for it to finish or stop it',
+      'runs/a is in use by another run (pid 4242 on lab-host, since 2026-12-06T01:02:03.000Z): wait for it to finish or stop it',
     );
   });
 
@@ -134,7 +143,7 @@ describe('run folders take the lock', () => {
   it('a new run folder is refused while another live process holds its lock, before anything is written', () => {
     const dir = freshDir();
     writeFileSync(join(dir, LOCK_FILE), JSON.stringify(owner({ pid: process.pid, host: hostname() })));
-    expect(() => RunFolder.create(dir, DEFAULT_CONFIG)).toThrow('is in use by another process');
+    expect(() => RunFolder.create(dir, DEFAULT_CONFIG)).toThrow('is in use by another run');
     expect(existsSync(join(dir, 'config.json'))).toBe(false);
   });
 

@@ -2,8 +2,10 @@
 // of REFUSED must make `--resume` refuse with one line, each of ACCEPTED must still resume to the undamaged run's
 // summary. The run has a checkpoint every 2 student steps, all kept, LAST the newest; "resealed" damage rewrites
 // manifest.json so only the content checks, not the hashes, can catch it.
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 
 const sha = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
@@ -240,11 +242,87 @@ export const REFUSED: Record<string, Damage> = {
   },
 };
 
+/** A lock owner on this host whose process has exited (a child that ran and was reaped). */
+export function deadOwner(): { pid: number; host: string; since: string; token: string } {
+  const r = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+  return { pid: Number(r.stdout), host: hostname(), since: '2026-12-06T00:00:00.000Z', token: 'killed' };
+}
+
+/** The names a killed write leaves (removed on resume): none may remain after a resume. */
+export const LEFTOVER = /^\.(tmp|old|LATEST)-|\.tmp-\d+$|^\.lock\.stale-/;
+
+type Line = Record<string, number | null>;
+/** Rewrite metrics.jsonl's lines. */
+function editLog(dir: string, edit: (lines: string[]) => string[]): void {
+  const path = join(dir, 'metrics.jsonl');
+  const lines = readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '');
+  writeFileSync(path, edit(lines).join('\n') + '\n');
+}
+const editLine = (lines: string[], i: number, edit: (m: Line) => void): string[] =>
+  lines.map((l, k) => {
+    if (k !== i) return l;
+    const m = JSON.parse(l) as Line;
+    edit(m);
+    return JSON.stringify(m);
+  });
+
+/**
+ * Damage to the student log (10 steps, checkpoint at step 10, W = 5: windows end at steps 5 and 10) that a resume
+ * must refuse naming metrics.jsonl:LINE: it would otherwise continue an unreplayable log. `r` picks where.
+ */
+export const LOG_DAMAGE: Record<string, Damage> = {
+  'a step duplicated later in the log': (d, r) =>
+    editLog(d, (ls) => {
+      const i = Math.floor(r() * 9);
+      const at = i + 1 + Math.floor(r() * (9 - i));
+      return [...ls.slice(0, at), ls[i]!, ...ls.slice(at)];
+    }),
+  'two steps out of order': (d, r) =>
+    editLog(d, (ls) => {
+      const i = Math.floor(r() * 9);
+      return ls.map((l, k) => (k === i ? ls[i + 1]! : k === i + 1 ? ls[i]! : l));
+    }),
+  'the log of two runs interleaved (a second writer)': (d, r) =>
+    editLog(d, (ls) => {
+      const i = 2 + Math.floor(r() * 7);
+      return [...ls.slice(0, i), ...ls.slice(0, 3), ...ls.slice(i)];
+    }),
+  "a step's gap changed (the window K̄ the gate computed no longer follows)": (d, r) =>
+    editLog(d, (ls) =>
+      editLine(ls, Math.floor(r() * 10), (m) => {
+        m['opd/teacher_student_gap_mean'] = (m['opd/teacher_student_gap_mean'] as number) * (1.5 + r());
+      }),
+    ),
+  "a window's logged K̄ changed": (d, r) =>
+    editLog(d, (ls) =>
+      editLine(ls, r() < 0.5 ? 4 : 9, (m) => {
+        m['retire_opd/k_window_mean'] = (m['retire_opd/k_window_mean'] as number) * (1.01 + r());
+      }),
+    ),
+  'the checkpoint step logged with another window fill': (d) =>
+    editLog(d, (ls) => editLine(ls, 9, (m) => void (m['retire_opd/window_fill'] = 3))),
+};
+
 export const ACCEPTED: Record<string, Damage> = {
   'an older checkpoint deleted': (d) => rmSync(ck(d, 'student-000004'), { recursive: true }),
   'a hidden file in the checkpoint': (d) => writeFileSync(file(d, '.DS_Store'), 'x'),
   'LATEST with a trailing newline': (d) => writeFileSync(join(d, 'checkpoints', 'LATEST'), `${LAST}\n`),
   'a stray temp folder': (d) => mkdirSync(join(d, 'checkpoints', '.tmp-student-000025-1-2-3')),
+  // what a SIGKILL during a checkpoint write leaves (NodeCheckpointStorage), removed on resume with a note
+  'a half-written checkpoint temp folder (SIGKILL mid-write)': (d) => {
+    cpSync(ck(d), join(d, 'checkpoints', '.tmp-student-000012-4242-1-2'), { recursive: true });
+    writeFileSync(join(d, 'checkpoints', '.tmp-student-000012-4242-1-2', 'weights.bin'), new Uint8Array(7));
+  },
+  'a checkpoint moved aside beside its replacement (.old-)': (d) =>
+    cpSync(ck(d), join(d, 'checkpoints', `.old-${LAST}-4242-1-2`), { recursive: true }),
+  'a checkpoint left only in its .old- folder (killed between the two renames)': (d) =>
+    renameSync(ck(d, EARLIER), join(d, 'checkpoints', `.old-${EARLIER}-4242-1-2`)),
+  'a LATEST temp file': (d) => writeFileSync(join(d, 'checkpoints', '.LATEST-4242-1-2'), EARLIER),
+  'a summary.json temp file': (d) => writeFileSync(join(d, 'summary.json.tmp-4242'), '{"status": "comp'),
+  // a lock whose process is gone (this host): taken over with a note
+  'a stale lock of a killed run': (d) => writeFileSync(join(d, '.lock'), JSON.stringify(deadOwner())),
   'LATEST points at an earlier good checkpoint': (d) => writeFileSync(join(d, 'checkpoints', 'LATEST'), EARLIER),
   'config.json with a BOM': (d) =>
     writeFileSync(join(d, 'config.json'), `\uFEFF${readFileSync(join(d, 'config.json'), 'utf8')}`),

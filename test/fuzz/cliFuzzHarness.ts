@@ -55,21 +55,55 @@ export function expectRefusal(o: Outcome, command: string, what: string): void {
   expect(/[\u0000-\u0008\u000b-\u001f\u007f]/.test(lines[0]!), what).toBe(false);
 }
 
-/** Tally of outcomes per area, printed after the test file (the fuzz report's table). */
-export function outcomeTally(): (area: string, refused: boolean) => void {
-  const tally: Record<string, { tried: number; refused: number; accepted: number }> = {};
+/**
+ * How one fuzz case ended: refused as a user error; accepted with the right result; a defect (exit 1, a stack, an
+ * internal error); a hang (the time limit); or silently wrong (accepted where it had to be refused, or with a
+ * wrong result). The last three must stay at 0.
+ */
+export type Verdict = 'refused' | 'correct' | 'crash' | 'hang' | 'silently-wrong';
+const VERDICTS: readonly Verdict[] = ['refused', 'correct', 'crash', 'hang', 'silently-wrong'];
+
+/** The verdict on `o` (null: it hung). `refuse`: it had to be refused; else `right(o)` says an accepted run is right. */
+export function verdictOf(o: Outcome | null, refuse: boolean, right: (o: Outcome) => boolean = () => true): Verdict {
+  if (o === null) return 'hang';
+  if (/internal error|\n\s+at /.test(o.stderr) || (o.code !== 0 && o.code !== 2)) return 'crash';
+  if (o.code === 2) return refuse ? 'refused' : 'silently-wrong';
+  return !refuse && right(o) ? 'correct' : 'silently-wrong';
+}
+
+/** `call`, with a hang as null instead of an error (so that it is counted before the test fails). */
+export async function callOrHang(
+  main: (argv: string[], io: CliIo) => Promise<number>,
+  argv: string[],
+  limitMs = 20_000,
+): Promise<Outcome | null> {
+  try {
+    return await call(main, argv, limitMs);
+  } catch (e) {
+    if (e instanceof Error && e.message.startsWith('hang: ')) return null;
+    throw e;
+  }
+}
+
+/**
+ * Tally of outcomes per area, printed after the test file as the fuzz report's table: tried / refused / correct /
+ * crash / hang / silently-wrong. `count(area, true)` is a refusal, `count(area, false)` a correct acceptance (the
+ * cases whose assertions fail the test on anything else), or a Verdict.
+ */
+export function outcomeTally(): (area: string, outcome: boolean | Verdict) => void {
+  const tally: Record<string, Record<Verdict, number>> = {};
   afterAll(() => {
+    const rows = Object.entries(tally).map(([area, t]) => {
+      const tried = VERDICTS.reduce((sum, v) => sum + t[v], 0);
+      return `| ${area} | ${tried} | ${VERDICTS.map((v) => t[v]).join(' | ')} |`;
+    });
     console.log(
-      Object.entries(tally)
-        .map(([a, t]) => `${a}: tried ${t.tried}, refused ${t.refused}, accepted ${t.accepted}`)
-        .join('\n'),
+      [`| area | tried | ${VERDICTS.join(' | ')} |`, `|---|${'---:|'.repeat(VERDICTS.length + 1)}`, ...rows].join('\n'),
     );
   });
-  return (area, refused) => {
-    const t = (tally[area] ??= { tried: 0, refused: 0, accepted: 0 });
-    t.tried++;
-    if (refused) t.refused++;
-    else t.accepted++;
+  return (area, outcome) => {
+    const t = (tally[area] ??= { refused: 0, correct: 0, crash: 0, hang: 0, 'silently-wrong': 0 });
+    t[outcome === true ? 'refused' : outcome === false ? 'correct' : outcome]++;
   };
 }
 

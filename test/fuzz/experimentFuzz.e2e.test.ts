@@ -12,8 +12,17 @@ import { main as experimentMain } from '../../cli/experiment';
 import { main as sweepMain } from '../../cli/sweep';
 import { applyOverrides, configKeys, DEFAULT_CONFIG, getConfigValue } from '../../src/core/experiment/config';
 import { createRng } from '../../src/core/rng';
-import { ACCEPTED, EARLIER, REFUSED } from './checkpointDamage';
-import { call, expectRefusal, fuzzScratch, outcomeTally, tinySets, withoutTime } from './cliFuzzHarness';
+import { ACCEPTED, EARLIER, LEFTOVER, LOG_DAMAGE, REFUSED } from './checkpointDamage';
+import {
+  call,
+  callOrHang,
+  expectRefusal,
+  fuzzScratch,
+  outcomeTally,
+  tinySets,
+  verdictOf,
+  withoutTime,
+} from './cliFuzzHarness';
 import { BAD_KEYS, BAD_VALUES, FIXED_FLAGS } from './experimentFlagCases';
 
 const { tmp, fresh } = fuzzScratch('experiment-fuzz-');
@@ -134,6 +143,37 @@ describe('experiment config and flags', () => {
   });
 });
 
+describe('deeply nested config values', () => {
+  it('refuses --set values and config.json nested thousands of levels deep with one line naming the field', async () => {
+    const rng = createRng(33);
+    const area = 'nesting (--set, config.json)';
+    for (let i = 0; i < 12; i++) {
+      const depth = 33 + Math.floor(rng.next() * 20_000);
+      const array = rng.next() < 0.5;
+      const json = array ? '['.repeat(depth) + ']'.repeat(depth) : '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+      const where = ['set-twice', 'set-array', 'config.json'][i % 3]!;
+      let o;
+      if (where === 'config.json') {
+        const dir = fresh();
+        mkdirSync(dir);
+        writeFileSync(join(dir, 'config.json'), `{"evaluation": {"temperatures": ${json}}}`);
+        o = await callOrHang(experimentMain, ['--resume', dir, '--no-progress']);
+      } else {
+        const sets =
+          where === 'set-twice'
+            ? ['--set', `student=${json}`, '--set', `student=${json}`]
+            : ['--set', `evaluation.temperatures=${json}`];
+        o = await callOrHang(experimentMain, ['--preset', 'smoke', ...sets, '--out', fresh(), '--no-progress']);
+      }
+      const verdict = verdictOf(o, true);
+      count(area, verdict);
+      expect({ where, depth, verdict }).toEqual({ where, depth, verdict: 'refused' });
+      expectRefusal(o!, 'experiment', `${where} ${depth}`);
+      expect(o!.stderr).toMatch(/: (student|evaluation\.temperatures)\.[a0-9.]+…: nested deeper than 32 levels/);
+    }
+  });
+});
+
 // ------------------------------------------------------------------ damaged checkpoints
 
 describe('damaged checkpoints and --resume', () => {
@@ -151,17 +191,82 @@ describe('damaged checkpoints and --resume', () => {
     }
   });
 
-  it('resumes usable folders to the same summary as the undamaged run', async () => {
+  it('refuses a damaged student log (duplicated, out-of-order steps; gate statistics unlike the checkpoint) naming FILE:LINE', async () => {
+    const rng = createRng(34);
+    const names = Object.keys(LOG_DAMAGE);
+    for (let i = 0; i < 3 * names.length; i++) {
+      const what = names[i % names.length]!;
+      const dir = fresh();
+      cpSync(base, dir, { recursive: true });
+      LOG_DAMAGE[what]!(dir, () => rng.next());
+      const before = readFileSync(join(dir, 'metrics.jsonl'), 'utf8');
+      const o = await callOrHang(experimentMain, ['--resume', dir, '--no-progress']);
+      const verdict = verdictOf(o, true);
+      count('damaged logs + --resume', verdict);
+      expect({ what, verdict }).toEqual({ what, verdict: 'refused' });
+      expectRefusal(o!, 'experiment', what);
+      expect(o!.stderr, what).toMatch(/metrics\.jsonl:\d+: /);
+      // refused before anything was trimmed or written
+      expect(readFileSync(join(dir, 'metrics.jsonl'), 'utf8')).toBe(before);
+    }
+  });
+
+  it('resumes usable folders to the same summary as the undamaged run, leaving no leftover of a killed write', async () => {
     for (const [what, damage] of Object.entries(ACCEPTED)) {
       const dir = fresh();
       cpSync(base, dir, { recursive: true });
       damage(dir, () => 0.5);
-      const o = await call(experimentMain, ['--resume', dir, '--no-progress'], 60_000);
-      expect(o.stderr, what).not.toMatch(/internal error|\n\s+at /);
-      expect(o.code, `${what}: ${o.stderr}`).toBe(0);
-      const s = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
-      expect({ what, test: s.test, gate: s.gate }).toEqual({ what, test: baseSummary.test, gate: baseSummary.gate });
-      count('damaged checkpoints + --resume', false);
+      const o = await callOrHang(experimentMain, ['--resume', dir, '--no-progress'], 60_000);
+      const same = (): boolean => {
+        const s = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
+        const left = [...readdirSync(dir), ...readdirSync(join(dir, 'checkpoints'))].filter(
+          (n) => LEFTOVER.test(n) || n === '.lock',
+        );
+        return (
+          JSON.stringify({ test: s.test, gate: s.gate }) ===
+            JSON.stringify({ test: baseSummary.test, gate: baseSummary.gate }) && left.length === 0
+        );
+      };
+      const verdict = verdictOf(o, false, same);
+      count('damaged checkpoints + --resume', verdict);
+      expect({ what, verdict, stderr: verdict === 'correct' ? '' : o?.stderr }).toEqual({
+        what,
+        verdict: 'correct',
+        stderr: '',
+      });
+      if (/temp|\.old-/.test(what)) expect(o!.stderr, what).toMatch(/note: .*: removed \d+ leftover\(s\)/);
+      if (/stale lock/.test(what)) expect(o!.stderr, what).toMatch(/note: .*: took over a stale lock \(pid \d+/);
+    }
+  });
+
+  it('two resumes of one folder at once: one is refused naming the owner, the other completes its log once', async () => {
+    const rng = createRng(35);
+    for (let i = 0; i < 3; i++) {
+      const dir = fresh();
+      cpSync(base, dir, { recursive: true });
+      const from = ['student-000002', 'student-000004', EARLIER][Math.floor(rng.next() * 3)]!;
+      writeFileSync(join(dir, 'checkpoints', 'LATEST'), from);
+      const [a, b] = await Promise.all([
+        callOrHang(experimentMain, ['--resume', dir, '--no-progress'], 60_000),
+        callOrHang(experimentMain, ['--resume', dir, '--no-progress'], 60_000),
+      ]);
+      const steps = readFileSync(join(dir, 'metrics.jsonl'), 'utf8')
+        .split('\n')
+        .filter((l) => l.trim())
+        .map((l) => (JSON.parse(l) as { step: number }).step);
+      const once = JSON.stringify(steps) === JSON.stringify([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+      const refusedOne = [a, b].filter((o) => o?.code === 2 && o.stderr.includes('is in use by another run')).length;
+      const failed = [a, b].map((o) => verdictOf(o, false)).find((v) => v === 'crash' || v === 'hang');
+      count('two resumes at once', failed ?? (once && refusedOne === 1 ? 'correct' : 'silently-wrong'));
+      expect({ from, once, refusedOne, a: a?.code, b: b?.code }).toEqual({
+        from,
+        once: true,
+        refusedOne: 1,
+        a: 0,
+        b: 2,
+      });
+      expectRefusal(b!, 'experiment', 'second resume');
+      expect(existsSync(join(dir, '.lock'))).toBe(false);
     }
   });
 
