@@ -325,6 +325,12 @@ export const SAVED_CONFIG_FALLBACKS: Readonly<Record<string, unknown>> = {
   'student.grpo.epochs': 1,
   'student.validationTemperature': 1,
   'teacher.sftSteps': 0,
+  // runs from before the distillation forms: the reverse KL of student.estimator (the knobs are then never read)
+  'student.distill.form': 'reverse-kl',
+  'student.distill.topK': 4,
+  'student.distill.beta': 0.5,
+  'student.distill.studentFraction': 1,
+  'student.distill.refreshEvery': 20,
 };
 
 /**
@@ -351,8 +357,8 @@ function defaultsOf(schema: z.ZodType, path = ''): unknown {
 
 /** The schema a full (saved) config is checked with (validateConfig): every key required but SAVED_CONFIG_FALLBACKS. */
 function savedSchemaOf(schema: z.ZodType, path = ''): z.ZodType {
-  if (schema instanceof z.ZodObject)
-    return z.strictObject(
+  if (schema instanceof z.ZodObject) {
+    const object = z.strictObject(
       Object.fromEntries(
         Object.entries(schema.shape as Record<string, z.ZodType>).map(([k, s]) => [
           k,
@@ -360,6 +366,11 @@ function savedSchemaOf(schema: z.ZodType, path = ''): z.ZodType {
         ]),
       ),
     );
+    // a group added later (every leaf a fallback, e.g. student.distill) may be missing as a whole
+    const leaves = Object.keys(schema.shape as object).map((k) => dotted(path, k));
+    const allFallback = path !== '' && leaves.every((k) => Object.hasOwn(SAVED_CONFIG_FALLBACKS, k));
+    return allFallback ? object.prefault({}) : object;
+  }
   if (schema instanceof z.ZodDefault) {
     const inner = schema.unwrap() as z.ZodType;
     return Object.hasOwn(SAVED_CONFIG_FALLBACKS, path) ? inner.default(SAVED_CONFIG_FALLBACKS[path]) : inner;
