@@ -1,6 +1,8 @@
 // A module worker that samples a recorded checkpoint for the trajectory viewer (engine/checkpointProbe.ts) on
 // tfjs's wasm backend with the app's own wasm files, one thread: it never trains, and a page playing a recording
 // has no training worker to ask.
+// first: binds this worker to the app's origin before any other module runs (originGuard.ts)
+import './originGuard';
 import { initBackend } from '../../engine/backend';
 import { probeCheckpoint } from '../../engine/checkpointProbe';
 import type { CheckpointProbeRequest, CheckpointProbeResponse } from './checkpointProbeProtocol';

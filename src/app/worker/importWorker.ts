@@ -1,4 +1,6 @@
 // The run-folder import's Web Worker (a module worker): wiring only; the logic is importWorkerHandler.ts.
+// first: binds this worker to the app's origin before any other module runs (originGuard.ts)
+import './originGuard';
 import { IdbRunRepository } from '../runs/idbRunRepository';
 import { createImportWorkerHandler } from './importWorkerHandler';
 import type { ImportWorkerRequest, ImportWorkerResponse } from './importWorkerProtocol';

@@ -1,4 +1,6 @@
 // The gate replay's Web Worker (a module worker): wiring only; the logic is replayWorkerHandler.ts.
+// first: binds this worker to the app's origin before any other module runs (originGuard.ts)
+import './originGuard';
 import { createReplayWorkerHandler } from './replayWorkerHandler';
 import type { ReplayWorkerRequest, ReplayWorkerResponse } from './replayWorkerProtocol';
 

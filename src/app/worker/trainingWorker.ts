@@ -1,6 +1,8 @@
 // The training Web Worker (a module worker): wires the worker's logic (workerHandler.ts) to `self` with the browser's
 // dependencies — tfjs backends with the app's own wasm files, IndexedDB for stored runs, the shipped teacher fetched
 // from the app's server, and the trajectory viewer's probe host on a BroadcastChannel.
+// first: binds this worker to the app's origin before any other module runs (originGuard.ts)
+import './originGuard';
 import { initBackend } from '../../engine/backend';
 import { ProbeHost } from '../teaching/probeHost';
 import { IdbRunRepository } from '../runs/idbRunRepository';
