@@ -56,6 +56,7 @@ export function KnobExplainers() {
     ['λ_opd', 'lambda_opd'],
     ['schedule', 'schedule'],
     ['estimator', 'estimator'],
+    ['distillation form', 'distill_form'],
     ['δ', 'delta'],
     ['γ', 'gamma'],
     ['W', 'window'],
