@@ -236,7 +236,7 @@ describe('one process per run folder (its lock)', () => {
     const aCode = await a.exited;
     expect(b.stderr()).toMatch(
       new RegExp(
-        `^experiment: ${d.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} is in use by another process \\(pid \\d+ on [^,]+, since \\d{4}-\\d\\d-\\d\\dT[^)]+\\): wait for it to finish or stop it\n$`,
+        `^experiment: ${d.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} is in use by another run \\(pid \\d+ on [^,]+, since \\d{4}-\\d\\d-\\d\\dT[^)]+\\): wait for it to finish or stop it\n$`,
       ),
     );
     expect(bCode).toBe(2);
@@ -247,6 +247,31 @@ describe('one process per run folder (its lock)', () => {
       withoutTime(readLines(join(smoke, 'metrics.jsonl'))),
     );
     expect(existsSync(join(d, '.lock'))).toBe(false);
+  });
+
+  it('a write over the file size limit (ulimit -f) is one line naming the file, exit 2; the run resumes from its last checkpoint', async () => {
+    const d = join(tmp, 'efbig');
+    // 200 KiB per file: the stage-end checkpoints fit, the first periodic student checkpoint (with Adam) does not
+    const r = spawnSync(
+      'bash',
+      ['-c', `ulimit -f 200 && exec "$0" "$@"`, process.execPath, ...cli('experiment.ts'), '--preset', 'smoke'].concat([
+        '--out',
+        d,
+        '--no-progress',
+      ]),
+      { cwd: ROOT, encoding: 'utf8' },
+    );
+    expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
+    expect(r.status, r.stderr).toBe(2);
+    expect(r.stderr.trimEnd().split('\n').at(-1)).toMatch(
+      /^experiment: \S+\/checkpoints\/student-\d{6}\/\S+: the file is larger than this process may write .*\(EFBIG\).*--resume /,
+    );
+    expect(existsSync(join(d, '.lock'))).toBe(false);
+    const again = await run(experiment, ['--resume', d, '--no-progress']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(withoutTime(readLines(join(d, 'metrics.jsonl')))).toEqual(
+      withoutTime(readLines(join(smoke, 'metrics.jsonl'))),
+    );
   });
 
   it('a run killed with SIGKILL leaves a stale lock, which the next --resume takes over with a note', async () => {
