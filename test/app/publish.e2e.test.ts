@@ -7,6 +7,8 @@
 // available — reload", which keeps the stored runs. Where no service worker can run, the page says why it stays
 // single-threaded, Step says it too, and smoke trains on one thread.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
@@ -252,6 +254,61 @@ describe.skipIf(!existsSync(CHROMIUM_PATH))('the published build on a plain stat
     expect(await page.getByTestId('update-available').count()).toBe(0);
     expect(await isolated(page)).toBe(true);
     expect(pageErrors).toEqual([]);
+  }, 300_000);
+
+  it('binds each worker to the app’s origin where no service worker may run: a cross-origin fetch is refused', async () => {
+    // no header from this host and no service worker: only the workers' own guard (originGuard.ts) stands
+    const hits: string[] = [];
+    const other = createServer((req, res) => {
+      hits.push(req.url ?? '');
+      res.writeHead(200, { 'Access-Control-Allow-Origin': '*' }).end('answered');
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.2', resolve));
+    const probe = `http://127.0.0.2:${(other.address() as AddressInfo).port}/probe`;
+    const browser2 = await chromium.launch({
+      executablePath: CHROMIUM_PATH,
+      args: [...CHROMIUM_FLAGS],
+      headless: true,
+    });
+    try {
+      const blocked = await (await browser2.newContext({ serviceWorkers: 'block' })).newPage();
+      blocked.setDefaultTimeout(90_000);
+      await blocked.goto(`http://127.0.0.1:${port}${BASE}#train`);
+      await blocked.getByTestId('app-version').waitFor();
+      const files = readdirSync(join(outDir, 'assets')).filter((f) =>
+        /^(importWorker|replayWorker|trainingWorker)-[\w-]+\.js$/.test(f),
+      );
+      expect(files.map((f) => f.replace(/-.*/, '')).sort()).toEqual(['importWorker', 'replayWorker', 'trainingWorker']);
+      for (const file of files) {
+        const started = blocked.waitForEvent('worker');
+        await blocked.evaluate((src) => {
+          (globalThis as { probeWorkers?: Worker[] }).probeWorkers ??= [];
+          (globalThis as { probeWorkers?: Worker[] }).probeWorkers!.push(new Worker(src, { type: 'module' }));
+        }, `${BASE}assets/${file}`);
+        const worker = await started;
+        // the entry has run (it sets onmessage last): the app's own code runs only from here on
+        await expect
+          .poll(() => worker.evaluate(() => (self as unknown as { onmessage: unknown }).onmessage !== null), {
+            timeout: 60_000,
+          })
+          .toBe(true);
+        const outcome = await worker.evaluate(
+          (url) =>
+            fetch(url).then(
+              (r) => `answered ${r.status}`,
+              (e: unknown) => `refused: ${String(e)}`,
+            ),
+          probe,
+        );
+        expect(outcome, file).toBe(`refused: OffOriginError: refused: ${probe} is not on this app's origin`);
+        // and a same-origin fetch still works
+        expect(await worker.evaluate(() => fetch('../presets/smoke.json').then((r) => r.status))).toBe(200);
+      }
+      expect(hits).toEqual([]);
+    } finally {
+      await browser2.close();
+      await new Promise((resolve) => other.close(resolve));
+    }
   }, 300_000);
 
   it('says why it stays single-threaded where no service worker may run, and still trains smoke on one thread', async () => {
