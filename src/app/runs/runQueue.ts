@@ -200,7 +200,9 @@ export async function runQueue(
       runId = stored.id;
       await update(index, { runId, status: 'running' });
       for (const i of riders) await update(i, { runId: null, status: 'running' });
-      await runs.getState().resumeRun(runId, riders.map(newRun));
+      // a resume that does not start says why, rather than leave its lane idle with an empty "failed"
+      if (!(await runs.getState().resumeRun(runId, riders.map(newRun))))
+        throw new QueueRunError(`${run.label}: the run did not resume (${runs.getState().error ?? 'unknown reason'})`);
     } else {
       // a run cut off before its first checkpoint (or failed) starts again from scratch: its partial record goes, so
       // the queue keeps one stored run per item
@@ -216,7 +218,8 @@ export async function runQueue(
     let record = await repo.getRun(runId);
     if (record && needsLinesRetrained(record)) {
       // it finished but its step lines had a hole (a reload lost some): once more from the checkpoint before it
-      await runs.getState().resumeRun(runId);
+      if (!(await runs.getState().resumeRun(runId)))
+        throw new QueueRunError(`${run.label}: the run did not resume (${runs.getState().error ?? 'unknown reason'})`);
       await runs.getState().runEnded();
       record = await repo.getRun(runId);
     }

@@ -56,8 +56,11 @@ export interface RunsActions {
    * stored run and rides along its student stage (src/app/worker/workerRiders.ts). Resolves with the run's id.
    */
   startRun(run: NewRun, riders?: readonly NewRun[]): Promise<string | null>;
-  /** Resume stored run `id` from its latest checkpoint; `riders` as startRun's (it must not have begun its student stage). */
-  resumeRun(id: string, riders?: readonly NewRun[]): Promise<void>;
+  /**
+   * Resume stored run `id` from its latest checkpoint with every line before it stored; `riders` as startRun's (it
+   * must not have begun its student stage). Resolves with whether it started (else `error` says why).
+   */
+  resumeRun(id: string, riders?: readonly NewRun[]): Promise<boolean>;
   showRun(id: string): Promise<void>;
   remove(id: string): Promise<void>;
   toggleSelected(id: string): void;
@@ -265,11 +268,11 @@ export function createRunsStore(
         following = false;
         if (isActive(runStore.getState().status)) {
           set({ error: 'a run is going: stop it before resuming another' });
-          return;
+          return false;
         }
         if (get().elsewhere[id] !== undefined || !(await takeLock(id))) {
           set({ error: inAnotherTab(id) });
-          return;
+          return false;
         }
         const started = await guard(async () => {
           const r = await repo();
@@ -306,6 +309,7 @@ export function createRunsStore(
         });
         if (started === null) dropLock();
         await get().refresh();
+        return started === true;
       },
       async showRun(id) {
         if (isActive(runStore.getState().status)) return;
