@@ -256,7 +256,7 @@ describe.skipIf(!existsSync(CHROMIUM_PATH))('the published build on a plain stat
     expect(pageErrors).toEqual([]);
   }, 300_000);
 
-  it('binds each worker to the app’s origin where no service worker may run: a cross-origin fetch is refused', async () => {
+  it('says service workers are blocked, and binds each worker to the app’s origin: a cross-origin fetch is refused', async () => {
     // no header from this host and no service worker: only the workers' own guard (originGuard.ts) stands
     const hits: string[] = [];
     const other = createServer((req, res) => {
@@ -275,6 +275,12 @@ describe.skipIf(!existsSync(CHROMIUM_PATH))('the published build on a plain stat
       blocked.setDefaultTimeout(90_000);
       await blocked.goto(`http://127.0.0.1:${port}${BASE}#train`);
       await blocked.getByTestId('app-version').waitFor();
+      // the footer says plainly why there is no offline use (not the TypeError of the refused registration)
+      const isolation = blocked.getByTestId('isolation-status');
+      await expect.poll(() => isolation.getAttribute('data-state'), { timeout: 60_000 }).toBe('impossible');
+      expect(await isolation.textContent()).toBe(
+        'offline use unavailable: service workers are blocked in this browser; single-threaded (no shared memory, so no Step)',
+      );
       const files = readdirSync(join(outDir, 'assets')).filter((f) =>
         /^(importWorker|replayWorker|trainingWorker)-[\w-]+\.js$/.test(f),
       );
