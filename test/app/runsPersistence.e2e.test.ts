@@ -262,6 +262,12 @@ describe('stored runs in a real browser', { shuffle: false }, () => {
       axes: { 'student.schedule': ['adaptive', 'never'] },
     });
     expect(stored.map((r) => r.label).sort()).toEqual(runs.map((r) => r.label).sort());
+    // no hole and no repeat after the reload: every run's student lines are steps 1…20, in order
+    for (const r of stored)
+      expect(
+        r.student.map((l) => l.step),
+        r.label,
+      ).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
     // the tab's default population: each seed's OPD-throughout run rode along its RetireOPD run and left it at the
     // trigger step. The reload came once a run had completed, so at least that run's group was past its trigger; the
     // other group, in the other lane, may have been a few steps behind it, with its rider still riding: the reload
