@@ -7,6 +7,7 @@
 // evaluation.matchArgEntropy of the run with axis = matched, which then reports success at the matching temperature.
 import { z } from 'zod';
 import { ConfigError, configKeys, resolveConfig, type ExperimentConfig } from './config';
+import { MAX_SEED } from './numberText';
 import type { RunSummary } from './summary';
 
 export interface TemperatureMatchSpec {
@@ -35,7 +36,7 @@ export interface SweepRun {
 }
 
 const specSchema = z.strictObject({
-  seeds: z.array(z.number().int().min(0)).min(1, { message: 'expected at least one seed' }),
+  seeds: z.array(z.number().int().min(0).max(MAX_SEED)).min(1, { message: 'expected at least one seed' }),
   axes: z.record(z.string(), z.array(z.unknown()).min(1, { message: 'expected at least one value' })),
   matchTemperature: z.strictObject({ axis: z.string(), reference: z.unknown(), matched: z.unknown() }).optional(),
 });
@@ -122,7 +123,11 @@ export function parseSweepSpec(raw: unknown, base: ExperimentConfig, source = 's
   return matchTemperature ? { ...rest, matchTemperature } : rest;
 }
 
-/** The cartesian product of the axes (first axis outermost), each point run for every seed. */
+/**
+ * The cartesian product of the axes (first axis outermost), each point run for every seed. Each point's config is
+ * resolved once (all its axis values in one tree); its seeds are copies of it with the seed set (parseSweepSpec checked
+ * the seeds' range), so a queue of 1000 runs resolves one config per point, not one per axis per run.
+ */
 export function expandSweep(base: ExperimentConfig, spec: SweepSpec): SweepRun[] {
   let points: Record<string, unknown>[] = [{}];
   for (const [key, values] of Object.entries(spec.axes)) {
@@ -130,15 +135,26 @@ export function expandSweep(base: ExperimentConfig, spec: SweepSpec): SweepRun[]
   }
   const runs: SweepRun[] = [];
   for (const point of points) {
+    const tree: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(point)) setPath(tree, k, v);
+    const cfg = resolveConfig(tree, base);
     for (const seed of spec.seeds) {
-      let cfg = base;
-      for (const [k, v] of Object.entries(point)) cfg = resolveConfig(treeFor(k, v), cfg);
-      cfg = resolveConfig({ seed }, cfg);
       const label = [...Object.entries(point).map(([k, v]) => `${k}=${String(v)}`), `seed=${seed}`].join(' ');
-      runs.push({ label, point, seed, config: cfg });
+      runs.push({ label, point, seed, config: { ...structuredClone(cfg), seed } });
     }
   }
   return runs;
+}
+
+/** Set a dotted key's value in a partial config tree (`a.b` = 1 → { a: { b: 1 } }), beside what it holds. */
+function setPath(tree: Record<string, unknown>, key: string, value: unknown): void {
+  const parts = key.split('.');
+  let node = tree;
+  for (const p of parts.slice(0, -1)) {
+    const next = node[p];
+    node = (typeof next === 'object' && next !== null ? next : (node[p] = {})) as Record<string, unknown>;
+  }
+  node[parts.at(-1)!] = value;
 }
 
 /** What the reference run of a matched run is keyed by: its seed and every axis value except the match axis. */

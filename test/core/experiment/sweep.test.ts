@@ -1,7 +1,7 @@
 // Sweeps with temperature matching: the reference arm runs first for each seed and its probe argument-token entropy
 // becomes the matched arm's evaluation.matchArgEntropy; the comparison table gains the matched-temperature column.
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_CONFIG } from '../../../src/core/experiment/config';
+import { ConfigError, DEFAULT_CONFIG, resolveConfig } from '../../../src/core/experiment/config';
 import { loadPreset } from '../../../src/core/experiment/preset';
 import type { RunSummary } from '../../../src/core/experiment/summary';
 import { ci95, compareRuns, stepsToTarget, formatComparisonTable } from '../../../src/core/experiment/comparison';
@@ -212,5 +212,45 @@ describe('the size of a sweep', () => {
     expect(sweepSizeRefusal([0], { a: Array(10), b: Array(101) })).toBe(
       '1010 runs (1 seed × 10 values of a × 101 values of b), at most 1000 in one sweep (split it into several)',
     );
+  });
+});
+
+describe('expanding a sweep', () => {
+  it('gives each run the config that resolving its axis values one by one, then its seed, gives', () => {
+    const axes = {
+      'student.schedule': ['adaptive', 'never'],
+      'student.lambdaOpd': [0.2, 0.7],
+      'sft.steps': [3],
+    };
+    const spec = parseSweepSpec({ seeds: [4, 0], axes }, DEFAULT_CONFIG);
+    const runs = expandSweep(DEFAULT_CONFIG, spec);
+    const tree = (k: string, v: unknown) =>
+      k
+        .split('.')
+        .reverse()
+        .reduce<unknown>((acc, part) => ({ [part]: acc }), v);
+    const expected = (point: Record<string, unknown>, seed: number) =>
+      resolveConfig(
+        { seed },
+        Object.entries(point).reduce((c, [k, v]) => resolveConfig(tree(k, v), c), DEFAULT_CONFIG),
+      );
+    expect(runs.map((r) => r.label)).toEqual([
+      'student.schedule=adaptive student.lambdaOpd=0.2 sft.steps=3 seed=4',
+      'student.schedule=adaptive student.lambdaOpd=0.2 sft.steps=3 seed=0',
+      'student.schedule=adaptive student.lambdaOpd=0.7 sft.steps=3 seed=4',
+      'student.schedule=adaptive student.lambdaOpd=0.7 sft.steps=3 seed=0',
+      'student.schedule=never student.lambdaOpd=0.2 sft.steps=3 seed=4',
+      'student.schedule=never student.lambdaOpd=0.2 sft.steps=3 seed=0',
+      'student.schedule=never student.lambdaOpd=0.7 sft.steps=3 seed=4',
+      'student.schedule=never student.lambdaOpd=0.7 sft.steps=3 seed=0',
+    ]);
+    for (const r of runs) expect(r.config, r.label).toEqual(expected(r.point, r.seed));
+    // the runs of one point share no object: changing one run's config leaves its sibling's as it was
+    runs[0]!.config.student.steps = 999;
+    expect(runs[1]!.config.student.steps).toBe(DEFAULT_CONFIG.student.steps);
+  });
+
+  it('refuses a seed beyond the 32-bit range in the spec itself', () => {
+    expect(() => parseSweepSpec({ seeds: [4294967296], axes: {} }, DEFAULT_CONFIG)).toThrow('sweep.seeds.0');
   });
 });
