@@ -14,8 +14,10 @@
 // so every product sums the same terms in the same order, plus or minus trailing zeros: the logits are the same
 // bits as the full cache's (test/engine/kvCache.test.ts).
 import * as tf from '@tensorflow/tfjs';
-import { MASKED, matMul } from './layers';
+import { useFusedKernels } from './kernels/kernelSwitch';
+import { LAYER_NORM_EPSILON, MASKED, matMul } from './layers';
 import type { PolicyModel } from './model';
+import { DECODE_ATTENTION_KERNEL, KV_WRITE_KERNEL, ROW_LINEAR_KERNEL } from './kernels/webgpuDecodeStep';
 import { DECODE_EMBED_KERNEL, DECODE_MASK_KERNEL, STATE_COLUMNS } from './kernels/webgpuSampling';
 import { WASM_KV_WRITE_KERNEL } from './wasmKvWrite';
 
@@ -212,6 +214,7 @@ export class KVCache {
     if (state.shape[0] !== B || state.shape[1] !== STATE_COLUMNS)
       throw new Error(`KVCache.appendOnDevice: state is [${state.shape}], expected [${B}, ${STATE_COLUMNS}]`);
     const engine = tf.engine();
+    if (useFusedKernels()) return this.fusedStep(state);
     const result = this.layers(
       () => engine.runKernel(DECODE_EMBED_KERNEL, { state, tokEmb: m.tokEmb, posEmb: m.posEmb }) as tf.Tensor2D,
       () => engine.runKernel(DECODE_MASK_KERNEL, { state }, { capacity: cap, mode: 'write' }) as tf.Tensor4D,
@@ -224,6 +227,56 @@ export class KVCache {
     this.keys = result.newKeys;
     this.values = result.newValues;
     return result.logits;
+  }
+
+  /**
+   * appendOnDevice in the fused kernels of kernels/webgpuDecodeStep.ts: per layer LN + QKV, the two cache writes,
+   * attention, projection + residual, LN + MLP-in + GELU, MLP-out + residual (7 programs), then LN + head.
+   */
+  private fusedStep(state: tf.Tensor2D): tf.Tensor2D {
+    const m = this.model;
+    const engine = tf.engine();
+    const linear = (
+      x: tf.Tensor,
+      w: tf.Tensor,
+      bias: tf.Tensor,
+      o: { ln?: [tf.Tensor, tf.Tensor]; gelu?: boolean; res?: tf.Tensor; transposeW?: boolean },
+    ): tf.Tensor2D =>
+      engine.runKernel(
+        ROW_LINEAR_KERNEL,
+        { x, w, bias, ...(o.ln ? { lnG: o.ln[0], lnB: o.ln[1] } : {}), ...(o.res ? { res: o.res } : {}) },
+        {
+          ln: o.ln !== undefined,
+          epsilon: LAYER_NORM_EPSILON,
+          gelu: o.gelu === true,
+          residual: o.res !== undefined,
+          transposeW: o.transposeW === true,
+        },
+      ) as tf.Tensor2D;
+    const newKeys: tf.Tensor4D[] = [];
+    const newValues: tf.Tensor4D[] = [];
+    const logits = tf.tidy(() => {
+      let x = engine.runKernel(DECODE_EMBED_KERNEL, { state, tokEmb: m.tokEmb, posEmb: m.posEmb }) as tf.Tensor2D;
+      m.blocks.forEach((blk, l) => {
+        const qkv = linear(x, blk.qkvW, blk.qkvB, { ln: [blk.ln1g, blk.ln1b] }); // [R, 3D]
+        const write = (cache: tf.Tensor4D, part: 1 | 2): tf.Tensor4D =>
+          tf.keep(engine.runKernel(KV_WRITE_KERNEL, { cache, qkv, state }, { part }) as tf.Tensor4D);
+        const K = write(this.keys[l] as tf.Tensor4D, 1);
+        const V = write(this.values[l] as tf.Tensor4D, 2);
+        newKeys.push(K);
+        newValues.push(V);
+        const y = engine.runKernel(DECODE_ATTENTION_KERNEL, { qkv, keys: K, values: V, state }) as tf.Tensor2D;
+        x = linear(y, blk.projW, blk.projB, { res: x });
+        const h = linear(x, blk.fcW, blk.fcB, { ln: [blk.ln2g, blk.ln2b], gelu: true });
+        x = linear(h, blk.outW, blk.outB, { res: x });
+      });
+      const head = m.headW ?? m.tokEmb;
+      return linear(x, head, m.headB, { ln: [m.lnfG, m.lnfB], transposeW: m.headW === null });
+    });
+    this.release();
+    this.keys = newKeys;
+    this.values = newValues;
+    return logits;
   }
 
   /** Advances the host length mirror by what appendOnDevice steps fed (counts [batch]). */

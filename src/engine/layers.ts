@@ -5,7 +5,7 @@ import { fusedGelu } from './kernels/webgpuGelu';
 import { fusedLayerNorm } from './kernels/webgpuLayerNorm';
 import { useFusedKernels } from './kernels/registerWebgpuKernels';
 
-const LAYER_NORM_EPSILON = 1e-5;
+export const LAYER_NORM_EPSILON = 1e-5;
 /** additive attention-mask value for a hidden key; exp(-1e9 - max) is exactly 0 in float32 */
 export const MASKED = -1e9;
 

@@ -1,6 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initBackend } from '../../src/engine/backend';
+import { countKernels } from '../../src/engine/kernelCounter';
 import { KVCache } from '../../src/engine/kvCache';
 import { PolicyModel } from '../../src/engine/model';
 import { makeModelConfig } from '../../src/engine/modelConfig';
@@ -239,7 +240,7 @@ describe('KVCache on webgpu', () => {
     }
   };
 
-  it('feeds a device-built step like the host-built one (1e-5): sampling rows their token, the others nothing', async (ctx) => {
+  it('feeds a device-built step like the host-built one (1e-5) in 16 fused programs: sampling rows their token, the others nothing', async (ctx) => {
     if (skipReason !== null || model === null) {
       console.warn(`SKIPPED (no webgpu): ${skipReason}`);
       ctx.skip();
@@ -270,7 +271,10 @@ describe('KVCache on webgpu', () => {
       }
       const want = await read(host.append(next, Int32Array.from(feeds), 1));
       const stateT = tf.tensor2d(state, [B, 8]);
-      const got = await read(dev.appendOnDevice(stateT));
+      const step = await countKernels(() => dev.appendOnDevice(stateT));
+      // the fused decode step: embedding, 7 programs per layer, final LN + head
+      expect(step.kernels.gpuPrograms).toBe(1 + 7 * config.layers + 1);
+      const got = await read(step.result);
       stateT.dispose();
       dev.advanceLengths(Int32Array.from(feeds));
       for (let b = 0; b < B; b++)

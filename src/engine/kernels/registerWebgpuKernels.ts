@@ -10,6 +10,7 @@ import { sftGradConfig, sftKernelConfigs } from './webgpuSftReduce';
 import { rowStatsGradConfigs, rowStatsKernelConfigs } from './webgpuTokenStats';
 import { adamKernelConfigs } from './webgpuAdam';
 import { samplingKernelConfigs } from './webgpuSampling';
+import { decodeStepKernelConfigs } from './webgpuDecodeStep';
 
 let registered = false;
 
@@ -25,6 +26,7 @@ export function registerWebgpuKernels(): void {
     ...geluKernelConfigs,
     ...adamKernelConfigs,
     ...samplingKernelConfigs,
+    ...decodeStepKernelConfigs,
   ]) {
     if (tf.getKernel(k.kernelName, k.backendName) === undefined) tf.registerKernel(k);
   }
