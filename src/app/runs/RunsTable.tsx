@@ -156,6 +156,13 @@ export function RunsTable() {
                               )}
                             </span>
                           ) : null}
+                          {/* why it stopped: a full storage, a hole in its step lines (continue fixes both) */}
+                          {!live && !remote && r.error !== null && r.status === 'interrupted' ? (
+                            <span className="muted" data-testid="run-row-error">
+                              {' '}
+                              {r.error}
+                            </span>
+                          ) : null}
                         </>
                       ) : (
                         show(r, c.key)
