@@ -1,6 +1,6 @@
 // `node --import tsx cli/pairedReport.ts --dir SWEEP_DIR --by KEY --baseline VALUE [--seeds 1000,…] [--title T]
-// [--intro FILE] [--out PAGE]`: the finished runs of one sweep folder, grouped into arms by the value of one config
-// key (e.g. student.distill.form), each arm paired on the seed against the baseline arm
+// [--preset NAME] [--intro FILE] [--out PAGE]`: the finished runs of one sweep folder, grouped into arms by the
+// value of one config key (e.g. student.distill.form), each arm paired on the seed against the baseline arm
 // (src/core/experiment/pairedArms.ts). The page carries the command, the commit and the date. Node only.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -11,11 +11,11 @@ import { pairedArmsPage, type ArmRun } from '../src/core/experiment/pairedArms';
 import type { RunSummary } from '../src/core/experiment/summary';
 import { parseFlags, refuseBlankPaths } from './cliArgs';
 import { isEntryPoint, runCliMain, type CliIo } from './cliMain';
-import { ROOT } from './presetFiles';
+import { readPreset, ROOT } from './presetFiles';
 
 const USAGE =
   'usage: node --import tsx cli/pairedReport.ts --dir SWEEP_DIR --by KEY --baseline VALUE [--seeds S1,S2,…] ' +
-  '[--title TEXT] [--intro FILE] [--out PAGE]';
+  '[--title TEXT] [--preset NAME] [--intro FILE] [--out PAGE]';
 
 function readJson(path: string): unknown {
   const text = withFsErrors(path, 'reading a sweep folder', () => readFileSync(path, 'utf8'));
@@ -67,6 +67,7 @@ export async function pairedReport(argv: string[], io: CliIo): Promise<number> {
     seeds: { type: 'string' },
     title: { type: 'string' },
     intro: { type: 'string' },
+    preset: { type: 'string' },
     out: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
@@ -86,9 +87,12 @@ export async function pairedReport(argv: string[], io: CliIo): Promise<number> {
       })
     : [...new Set(runs.map((r) => r.seed))].sort((a, b) => a - b);
   const arms = [values.baseline, ...[...new Set(runs.map((r) => r.arm))].filter((a) => a !== values.baseline)];
-  const intro = values.intro
+  const introFile = values.intro
     ? withFsErrors(values.intro, 'reading --intro', () => readFileSync(values.intro!, 'utf8'))
     : '';
+  // --preset NAME: the preset's own description (what ran, and why each knob is what it is) opens the page
+  const presetLine = values.preset ? `Preset \`${values.preset}\`: ${readPreset(values.preset).description}` : '';
+  const intro = [presetLine, introFile].filter((t) => t !== '').join('\n\n');
   const page = pairedArmsPage(runs, {
     title: values.title ?? `${values.by}: each arm − ${values.baseline}, paired on the seed`,
     baseline: values.baseline,

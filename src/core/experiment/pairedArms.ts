@@ -94,13 +94,19 @@ export function pairedArmsPage(runs: readonly ArmRun[], o: PairedArmsPageOptions
       '|---|---|---|---|---|',
     );
     const base = byArm(runs, o.baseline, m.pick);
+    const readings = new Map<Verdict, string[]>();
     for (const a of arms) {
       if (a === o.baseline) continue;
       const d = pairedDifference(byArm(runs, a, m.pick), base);
       if (d.n === 0) continue;
-      out.push(`| ${a} | ${d.n} | ${pm(d)} | ${d.positive} of ${d.n} | ${verdictOf(d)} |`);
+      const v = verdictOf(d);
+      readings.set(v, [...(readings.get(v) ?? []), a]);
+      out.push(`| ${a} | ${d.n} | ${pm(d)} | ${d.positive} of ${d.n} | ${v} |`);
     }
     out.push('');
+    // the table in words: which differences are nulls (an interval that holds zero)
+    const said = [...readings].map(([v, as]) => `${v}: ${as.map((a) => `\`${a}\``).join(', ')}`);
+    if (said.length) out.push(`In words (${m.name}): ${said.join('; ')}.`, '');
   }
   out.push(
     '## Per seed (test success % at T = 1)',

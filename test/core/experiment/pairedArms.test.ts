@@ -69,3 +69,9 @@ describe('arms paired on the seed', () => {
     expect(page).toContain('| b | 3 | 60.0 ± 43.0 | 50.0 ± 0.0 | 1 of 3 | 120, –, – |');
   });
 });
+
+describe('the paired page in words', () => {
+  it('names the nulls and the measurable differences in a sentence under each table', () => {
+    expect(page).toContain('In words (test success % (T = 1)): measurably higher: `a`; no measurable difference: `b`.');
+  });
+});
