@@ -39,5 +39,13 @@ export async function openWorkerPersistence(
     await repo.truncateAfter(runId, content.state.stage, content.state.step);
   }
   const recorder = await RunRecorder.open(repo, runId, { onError });
-  return { repo, recorder, storage, resume: content };
+  // a checkpoint is stored only after every line before it: a reload between the two then leaves no hole
+  const ordered: CheckpointStorage = {
+    ...storage,
+    write: async (name, files) => {
+      await recorder.flush();
+      await storage.write(name, files);
+    },
+  };
+  return { repo, recorder, storage: ordered, resume: content };
 }
