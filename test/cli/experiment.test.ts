@@ -19,7 +19,7 @@ describe('config errors', () => {
     const r = await run(experiment, ['--preset', 'smok']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(
-      'unknown preset "smok" (available: actobs-vs-actionsft, control-shell, estimators, grpo-house, grpo-shell, grpo-shop, opd-house, opd-shell, opd-shop, retire-house, retire-shell, retire-shop, schedules, smoke, teacher-house, teacher-shell, teacher-shop)',
+      'unknown preset "smok" (available: actobs-vs-actionsft, control-shell, distill-forms, estimators, grpo-house, grpo-shell, grpo-shop, opd-house, opd-shell, opd-shop, retire-house, retire-shell, retire-shop, schedules, smoke, teacher-house, teacher-shell, teacher-shop)',
     );
     expect(r.stderr).not.toMatch(/\n\s+at /);
     expect(r.stdout).toBe('');
