@@ -214,8 +214,10 @@ export async function prepareResume(
     const resume = await loadRunCheckpoint(folder, name, config);
     const where = join(dir, 'checkpoints', name);
     folder.checkLogsHold(stepsDone(config, resume.state), where);
+    // the gate state against the student log: at the checkpoint's student step, or its last one after the stage
     const gate: GateLogState | undefined = resume.state.schedule?.gate;
-    if (gate && resume.state.stage === 'student') folder.checkGateLog(gate, resume.state.step, where);
+    const at = STAGE_NAMES.indexOf(resume.state.stage) - STAGE_NAMES.indexOf('student');
+    if (gate && at >= 0) folder.checkGateLog(gate, at === 0 ? resume.state.step : config.student.steps, where);
     const i = STAGE_NAMES.indexOf(resume.state.stage);
     folder.truncateForResume(resume.state.stage, resume.state.step, STAGE_NAMES.slice(i + 1));
     return { folder, config, resume };
