@@ -10,7 +10,7 @@ import { foldPosition } from '../../core/runLog/runLogFold';
 import type { BackendName } from '../../engine/backend';
 import { encodeCheckpoint, sealCheckpoint, withCheckpointConfig } from '../../engine/trainer/checkpoint';
 import type { FollowerEnd, FollowerSpec } from '../../engine/trainer/followers';
-import type { RunRepository } from '../runs/runRepository';
+import type { RunCheckpointStore, RunRepository } from '../runs/runRepository';
 import type { RideEnd, RiderLink } from './protocol';
 import { RunRecorder } from './runRecorder';
 
@@ -78,12 +78,24 @@ export class WorkerRiders {
       this.riding.push(riding);
       specs.push({
         config,
-        storage: this.repo.checkpoints(link.runId),
+        storage: this.orderedStorage(link.runId, recorder),
         onEvent: (event) => recorder.record(event),
         end: (outcome) => this.writes.push(this.end(riding, outcome)),
       });
     }
     return specs;
+  }
+
+  /** A rider's checkpoint storage that stores every line before a checkpoint ahead of it (as workerPersistence.ts). */
+  private orderedStorage(runId: string, recorder: RunRecorder): RunCheckpointStore {
+    const storage = this.repo.checkpoints(runId);
+    return {
+      ...storage,
+      write: async (name, files) => {
+        await recorder.flush();
+        await storage.write(name, files);
+      },
+    };
   }
 
   /** After the leader's run: riders never asked are deleted; every rider's stored run is final once this resolves. */
@@ -109,6 +121,8 @@ export class WorkerRiders {
         const storage = this.repo.checkpoints(link.runId);
         const name = checkpointName('student', outcome.step);
         const files = await encodeCheckpoint(outcome.resume);
+        // its lines before the checkpoint are stored first: a reload between the two leaves no hole
+        await recorder.flush();
         await storage.write(name, await sealCheckpoint(files, { stage: 'student', step: outcome.step }));
         await recorder.detach(name, outcome.step);
         this.onEnd(link.runId, 'detached', outcome.step, outcome.reason);
