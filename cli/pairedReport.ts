@@ -1,7 +1,7 @@
 // `node --import tsx cli/pairedReport.ts --dir SWEEP_DIR --by KEY --baseline VALUE [--seeds 1000,…] [--title T]
-// [--preset NAME] [--intro FILE] [--out PAGE]`: the finished runs of one sweep folder, grouped into arms by the
-// value of one config key (e.g. student.distill.form), each arm paired on the seed against the baseline arm
-// (src/core/experiment/pairedArms.ts). The page carries the command, the commit and the date. Node only.
+// [--preset NAME] [--intro FILE] [--note TEXT]… [--out PAGE]`: the finished runs of one sweep folder, grouped into
+// arms by the value of one config key (e.g. student.distill.form), each arm paired on the seed against the baseline
+// arm (src/core/experiment/pairedArms.ts). The page carries the command, the commit and the date. Node only.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,7 +15,7 @@ import { readPreset, ROOT } from './presetFiles';
 
 const USAGE =
   'usage: node --import tsx cli/pairedReport.ts --dir SWEEP_DIR --by KEY --baseline VALUE [--seeds S1,S2,…] ' +
-  '[--title TEXT] [--preset NAME] [--intro FILE] [--out PAGE]';
+  '[--title TEXT] [--preset NAME] [--intro FILE] [--note TEXT]… [--out PAGE]';
 
 function readJson(path: string): unknown {
   const text = withFsErrors(path, 'reading a sweep folder', () => readFileSync(path, 'utf8'));
@@ -68,6 +68,7 @@ export async function pairedReport(argv: string[], io: CliIo): Promise<number> {
     title: { type: 'string' },
     intro: { type: 'string' },
     preset: { type: 'string' },
+    note: { type: 'string', multiple: true },
     out: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
@@ -92,7 +93,7 @@ export async function pairedReport(argv: string[], io: CliIo): Promise<number> {
     : '';
   // --preset NAME: the preset's own description (what ran, and why each knob is what it is) opens the page
   const presetLine = values.preset ? `Preset \`${values.preset}\`: ${readPreset(values.preset).description}` : '';
-  const intro = [presetLine, introFile].filter((t) => t !== '').join('\n\n');
+  const intro = [presetLine, introFile, ...(values.note ?? [])].filter((t) => t !== '').join('\n\n');
   const page = pairedArmsPage(runs, {
     title: values.title ?? `${values.by}: each arm − ${values.baseline}, paired on the seed`,
     baseline: values.baseline,
