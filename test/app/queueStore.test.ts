@@ -71,8 +71,12 @@ describe('the queue store', () => {
       'queue queue-2 is running in another tab: it can be forgotten once that tab stops it or closes',
     );
     expect((await repo.listQueues()).map((q) => q.id)).toEqual(['queue-2']);
-    // once that tab lets go, it may be forgotten here
+    // that tab ends the queue and lets go: its final state is read here, with no run to say so
+    await repo.putQueue({ ...queue, items: queue.items.map((i) => ({ ...i, status: 'completed' })), state: 'done' });
     release!();
+    await expect.poll(() => queues.getState().queues[0]?.state).toBe('done');
+    expect(queues.getState().elsewhere).toEqual([]);
+    // and it may be forgotten here
     await queues.getState().remove('queue-2');
     expect(await repo.listQueues()).toEqual([]);
   });

@@ -41,6 +41,8 @@ export function createQueueStore(
   /** one tab runs a queue: it holds the queue's lock (and each run's, through the runs stores) */
   locks: RunLocks = new MemoryLocks(),
 ): QueueStore {
+  /** queues of another tab whose lock this store waits on */
+  const watched = new Set<string>();
   const store = createStore<QueueState & QueueActions>()((set, get) => {
     const put = (q: RunQueue) => set({ queues: [...get().queues.filter((x) => x.id !== q.id), q] });
     const go = async (queue: RunQueue) => {
@@ -94,7 +96,17 @@ export function createQueueStore(
         const held = await locks.heldElsewhere();
         const own = get().queues.find((q) => q.id === get().activeId);
         const queues = stored.map((q) => (q.id === own?.id ? own : q)).sort((a, b) => a.createdAt - b.createdAt);
-        set({ queues, elsewhere: queues.filter((q) => held.has(queueLockName(q.id))).map((q) => q.id) });
+        const elsewhere = queues.filter((q) => held.has(queueLockName(q.id))).map((q) => q.id);
+        set({ queues, elsewhere });
+        // once that tab lets go (its queue done, paused or the tab closed), read its final state
+        for (const id of elsewhere)
+          if (!watched.has(id)) {
+            watched.add(id);
+            void locks.whenFree(queueLockName(id)).then(() => {
+              watched.delete(id);
+              return get().refresh();
+            });
+          }
       },
       async enqueue(queue) {
         const r = await repo();
