@@ -21,11 +21,16 @@ export interface CheckedUpdateRequest<K extends string> {
   finiteTerms: Partial<Record<K, string>>;
   /** the largest global L2 norm of the gradient the optimizer is given (null, undefined or 0: no clipping) */
   gradClip?: number | null;
+  /**
+   * scalars the caller wants on the host as well (e.g. the step's gap g_k): read in the same read-back as the
+   * statistics and returned in `host` under their keys, so they cost no read of their own; the caller owns them
+   */
+  alsoRead?: Record<string, tf.Scalar>;
 }
 
 export interface CheckedUpdateResult<K extends string> {
   /** every statistic, the loss value as `loss`, and the squared gradient norm as `gradNormSq` (before clipping) */
-  host: Record<K, number> & Record<'loss' | 'gradNormSq', number>;
+  host: Record<K, number> & Record<'loss' | 'gradNormSq', number> & Partial<Record<string, number>>;
   /** the factor the gradients were multiplied by before the update: 1 = not clipped */
   clipCoef: number;
 }
@@ -54,7 +59,12 @@ export async function checkedUpdate<K extends string>(req: CheckedUpdateRequest<
     const { value, grads, stats } = valueAndGradsWithStats(req.loss, req.variables);
     const gradNormSq = sumOfSquares(Object.values(grads));
     try {
-      const host = (await readStats({ ...stats, loss: value, gradNormSq })) as CheckedUpdateResult<K>['host'];
+      const host = (await readStats({
+        ...req.alsoRead,
+        ...stats,
+        loss: value,
+        gradNormSq,
+      })) as CheckedUpdateResult<K>['host'];
       for (const [key, term] of Object.entries(req.finiteTerms) as [K, string][]) {
         const v = host[key];
         if (v !== undefined && !Number.isFinite(v))

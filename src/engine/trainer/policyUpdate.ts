@@ -23,7 +23,6 @@ import type { StageName } from './events';
 import { teacherOnStudentTargets, withSkillPrefix } from '../teacherView';
 import { disposeTensors, toTensors, type PackedSequences } from './sequenceBatch';
 import { miniBatchPlan } from '../../core/miniBatches';
-import { readStats } from '../losses/lossTypes';
 import { METRIC } from '../../core/runLog/metricKeys';
 
 const SCALING: Record<GrpoConfig['advantage'], AdvantageScaling> = {
@@ -100,6 +99,8 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
   let teacherLP: tf.Tensor | null = null;
   let teacherLogits: tf.Tensor | null = null;
   let refLP: tf.Tensor | null = null;
+  // g_k is read together with the first update's statistics (one read-back fewer per step)
+  let gapT: tf.Scalar | null = null;
   const inject = (term: string, x: tf.Scalar): tf.Scalar =>
     req.injectNonFinite === term ? (tf.mul(x, NaN) as tf.Scalar) : x;
   let teacherForwardMs = 0;
@@ -114,9 +115,7 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
       teacherLP = out.logProbs;
       teacherLogits = out.logits;
       teacherForwardMs = performance.now() - tf0;
-      const gapT = opdGap(teacherLP, old, t.targetClasses);
-      gap = (await readStats({ gap: gapT })).gap;
-      gapT.dispose();
+      gapT = opdGap(teacherLP, old, t.targetClasses) as tf.Scalar;
     }
     if (grpo.klBeta > 0 && req.reference) {
       const ref = req.reference;
@@ -148,6 +147,7 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
           variables: policy.trainableVariables,
           finiteTerms: { 'term/grpo': 'grpo', 'term/opd': 'opd' },
           gradClip: grpo.gradClip,
+          ...(gapT !== null && gap === null ? { alsoRead: { gap: gapT } } : {}),
           loss: () => {
             const logits = policy.forward(mb.tokens, lengths);
             // GRPO (log-probs, entropy) and OPD (log-probs) read the same logits: their passes over the
@@ -198,6 +198,7 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
             return { loss, stats: s };
           },
         });
+        if (gapT !== null && gap === null) gap = host.gap as number;
         pooled.add(host, clipCoef);
       } finally {
         if (idx !== null) {
@@ -214,6 +215,7 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
     disposeTensors(t);
     old.dispose();
     advT.dispose();
+    gapT?.dispose();
     teacherLP?.dispose();
     teacherLogits?.dispose();
     refLP?.dispose();

@@ -2,6 +2,7 @@
 // gradient is known by hand: L = 3·a₀ + 4·a₁ + 12·b₀ has ∇ = (3, 4 | 12), global norm √(9 + 16 + 144) = 13.
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { countKernels } from '../../../src/engine/kernelCounter';
 import { checkedUpdate, gradClipCoefficient } from '../../../src/engine/trainer/checkedUpdate';
 import type { TrainerOptimizer } from '../../../src/engine/trainer/enginePort';
 
@@ -78,5 +79,34 @@ describe("actor gradient clipping by global norm (verl's actor.grad_clip)", () =
     expect(gradClipCoefficient(12.5, 1)).toBeCloseTo(1 / 12.500001, 12);
     expect(gradClipCoefficient(0.5, 1)).toBe(1);
     expect(gradClipCoefficient(12.5, null)).toBe(1);
+  });
+});
+
+describe('scalars read along with an update', () => {
+  it("returns the caller's scalars in the same single read-back as the statistics, and leaves them to the caller", async () => {
+    const a = tf.variable(tf.tensor1d([0.5, -1]), true, 'alsoReadA');
+    const gap = tf.scalar(-0.25);
+    const { result, kernels } = await countKernels(() =>
+      checkedUpdate({
+        stage: 'student',
+        step: 1,
+        optimizer: {
+          apply: () => undefined,
+          getState: () => Promise.resolve({}),
+          setState: () => Promise.resolve(),
+          dispose: () => undefined,
+        },
+        variables: [a],
+        finiteTerms: {},
+        alsoRead: { gap },
+        loss: () => ({ loss: tf.tidy(() => tf.sum(tf.mul(a, 3)) as tf.Scalar), stats: {} }),
+      }),
+    );
+    expect(kernels.readbacks).toBe(1);
+    expect(result.host.gap).toBe(-0.25);
+    expect(result.host.loss).toBe(-1.5);
+    expect(gap.isDisposed).toBe(false);
+    gap.dispose();
+    a.dispose();
   });
 });
