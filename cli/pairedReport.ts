@@ -49,6 +49,11 @@ export function readArmRuns(dir: string, key: string): ArmRun[] {
   return runs;
 }
 
+/** One argument as a POSIX shell reads it back: bare when plain, else single-quoted. */
+export function shellWord(arg: string): string {
+  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
 function currentCommit(): string {
   try {
     const git = (args: string[]): string => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
@@ -87,12 +92,15 @@ export async function pairedReport(argv: string[], io: CliIo): Promise<number> {
         return n;
       })
     : [...new Set(runs.map((r) => r.seed))].sort((a, b) => a - b);
-  const arms = [values.baseline, ...[...new Set(runs.map((r) => r.arm))].filter((a) => a !== values.baseline)];
+  // the arms the preset's sweep planned on the --by axis (so an arm with no finished run is named), then any other
+  const preset = values.preset ? readPreset(values.preset) : null;
+  const planned = (preset?.sweep?.axes[values.by] ?? []).map(String);
+  const arms = [...new Set([values.baseline, ...planned, ...runs.map((r) => r.arm)])];
   const introFile = values.intro
     ? withFsErrors(values.intro, 'reading --intro', () => readFileSync(values.intro!, 'utf8'))
     : '';
   // --preset NAME: the preset's own description (what ran, and why each knob is what it is) opens the page
-  const presetLine = values.preset ? `Preset \`${values.preset}\`: ${readPreset(values.preset).description}` : '';
+  const presetLine = preset ? `Preset \`${values.preset}\`: ${preset.description}` : '';
   const intro = [presetLine, introFile, ...(values.note ?? [])].filter((t) => t !== '').join('\n\n');
   const page = pairedArmsPage(runs, {
     title: values.title ?? `${values.by}: each arm − ${values.baseline}, paired on the seed`,
@@ -100,7 +108,7 @@ export async function pairedReport(argv: string[], io: CliIo): Promise<number> {
     arms,
     seeds,
     intro: intro.trimEnd().split('\n'),
-    command: `node --import tsx cli/pairedReport.ts ${argv.join(' ')}`,
+    command: ['node --import tsx cli/pairedReport.ts', ...argv.map(shellWord)].join(' '),
     commit: currentCommit(),
     date: new Date().toISOString().slice(0, 10),
   });

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { pairedReport } from '../../cli/pairedReport';
+import { pairedReport, shellWord } from '../../cli/pairedReport';
 import { applyOverrides } from '../../src/core/experiment/config';
 import { DEFAULT_CONFIG } from '../../src/core/experiment/configSchema';
 
@@ -46,8 +46,13 @@ describe('the paired report command', () => {
     const page = readFileSync(out, 'utf8');
     // differences 0.2 and 0.2: mean 20 points, zero spread (at T = 1 and at T = 0.4 alike)
     expect(page).toContain('| gkd-jsd | 2 | 20.0 ± 0.0 | 2 of 2 | measurably higher |');
-    expect(page).toContain('Command: `node --import tsx cli/pairedReport.ts --dir');
+    expect(page).toContain('```sh\nnode --import tsx cli/pairedReport.ts --dir');
     expect(page).not.toContain('kl-reward |'); // the interrupted run is not a result
     expect(printed).toContain(`page: ${out}`);
+  });
+
+  it('writes the command so a shell reads every argument back (spaces and quotes quoted)', () => {
+    expect(shellWord('--seeds')).toBe('--seeds');
+    expect(shellWord("it's a note")).toBe(`'it'\\''s a note'`);
   });
 });

@@ -60,7 +60,16 @@ export function pairedArmsPage(runs: readonly ArmRun[], o: PairedArmsPageOptions
   // T = 1 is the primary test (`test`); other temperatures get their own columns and paired tables
   const temps = [...new Set(runs.flatMap((r) => [...r.testAt.keys()]))].filter((t) => t !== 1).sort((a, b) => a - b);
   const out: string[] = [`# ${o.title}`, '', ...o.intro, ''];
-  out.push(`Command: \`${o.command}\``, '', `Commit: ${o.commit}; seeds ${o.seeds.join(', ')}; ${o.date}.`, '');
+  out.push(
+    'Command:',
+    '',
+    '```sh',
+    o.command,
+    '```',
+    '',
+    `Commit: ${o.commit}; seeds ${o.seeds.join(', ')}; ${o.date}.`,
+    '',
+  );
   const missing = arms.flatMap((a) => {
     const have = new Set(runs.filter((r) => r.arm === a).map((r) => r.seed));
     const lack = o.seeds.filter((s) => !have.has(s));

@@ -64,7 +64,7 @@ describe('arms paired on the seed', () => {
 
   it('names the seeds without a finished run, the command and the commit', () => {
     expect(page).toContain('- `base`: no finished run on seed 4');
-    expect(page).toContain('Command: `cmd --x`');
+    expect(page).toContain('Command:\n\n```sh\ncmd --x\n```');
     expect(page).toContain('Commit: abc1234');
     expect(page).toContain('| b | 3 | 60.0 ± 43.0 | 50.0 ± 0.0 | 1 of 3 | 120, –, – |');
   });
