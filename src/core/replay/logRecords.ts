@@ -49,6 +49,23 @@ export class ReplayInputError extends LogError {
   }
 }
 
+/**
+ * The most metrics one logged row may hold. A training log's row has tens to a few hundred (a verl step ≈ 60–200); a
+ * row of 200,000 keys is not a log line, and reading it would hold the replay for seconds per row: refused with
+ * FILE:LINE (a CSV at its header, other formats at the row).
+ */
+export const MAX_METRICS_PER_ROW = 10_000;
+
+/** The refusal of a row (or CSV header) with more than MAX_METRICS_PER_ROW metrics (`count` when known). */
+export function tooManyMetrics(file: string, line: number, count?: number): ReplayInputError {
+  const what = count === undefined ? `more than ${MAX_METRICS_PER_ROW} metrics` : `${count} metrics`;
+  return new ReplayInputError(
+    file,
+    line,
+    `${what} on one row, at most ${MAX_METRICS_PER_ROW} (not a training log's row: keep the metrics the gate reads)`,
+  );
+}
+
 const STEP_TEXT = /^[+]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
 /**

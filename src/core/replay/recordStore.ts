@@ -2,6 +2,7 @@
 // gap, validation and retire_opd candidates, matched as metricKey.ts normalises keys) are kept, in typed arrays, so
 // memory grows by a few bytes per step, never by the size of a line. Which candidate becomes the gap or validation key is
 // decided once every file has been read.
+import { MAX_METRICS_PER_ROW, tooManyMetrics } from './logRecords';
 import { normaliseMetricKey } from './metricKey';
 import { printable } from './quoteInput';
 
@@ -117,8 +118,10 @@ export class RecordStore {
     this.steps.push(step);
     this.lines.push(line);
     // for…in rather than Object.keys: no array per row (parsed JSON has no enumerable inherited keys).
+    let count = 0;
     for (const key in values) {
       if (key === skip) continue;
+      if (++count > MAX_METRICS_PER_ROW) throw tooManyMetrics(this.files.at(-1) ?? '', line);
       const use = this.use(key);
       if (use === 'drop') continue;
       const value = values[key];

@@ -357,4 +357,20 @@ describe('GateReplayReader (the push API the CLI and the tab share)', () => {
     bad.push('{"step":1,"gap":-1}\n{"step":0,"gap":-1}\n');
     expect(() => bad.end()).toThrow('bad.jsonl:2: step 0 is out of order (after step 1)');
   });
+
+  it('refuses a row of more than 10,000 metrics with FILE:LINE, in JSON lines and in verl lines', () => {
+    const wide = Object.fromEntries(Array.from({ length: 10_001 }, (_, i) => [`metric/k${i}`, i]));
+    const flat = `${jsonl(rows.slice(0, 2))}\n${JSON.stringify({ step: 3, ...wide })}\n`;
+    expect(errorOf(() => replayGate([{ name: 'w.jsonl', text: flat }], { gate }))).toBe(
+      "w.jsonl:3: more than 10000 metrics on one row, at most 10000 (not a training log's row: keep the metrics the gate reads)",
+    );
+    const verl = `${JSON.stringify({ step: 1, data: { gap: 0.1 } })}\n${JSON.stringify({ step: 2, data: wide })}\n`;
+    expect(errorOf(() => replayGate([{ name: 'v.jsonl', text: verl }], { gate, format: 'verl' }))).toMatch(
+      /^v\.jsonl:2: more than 10000 metrics on one row/,
+    );
+    // exactly 10,000 are read
+    const tenThousand = Object.fromEntries(Object.entries(wide).slice(0, 10_000));
+    const ok = `${jsonl(rows)}\n${JSON.stringify({ step: 99, ...tenThousand })}\n`;
+    expect(() => replayGate([{ name: 'ok.jsonl', text: ok }], { gate })).not.toThrow();
+  });
 });

@@ -127,6 +127,19 @@ describe('parseCsv', () => {
       'w.csv:1: columns "a - val/success_rate" and "b - val/success_rate" both hold "val/success_rate"',
     );
   });
+  it('names the first and the repeated column of a wide header (one pass over 10,000 columns)', () => {
+    const columns = Array.from({ length: 9_999 }, (_, i) => `m${i}`);
+    const header = ['Step', ...columns, 'x - m7'].join(',');
+    expect(() => parseCsv('w.csv', `${header}\n${['1', ...columns.map(() => '0'), '0'].join(',')}\n`)).toThrow(
+      'w.csv:1: columns "m7" and "x - m7" both hold "m7"',
+    );
+  });
+  it('refuses a header of more than 10,000 metric columns at its line, before reading any row', () => {
+    const header = ['Step', ...Array.from({ length: 10_001 }, (_, i) => `m${i}`)].join(',');
+    expect(() => parseCsv('w.csv', `\n${header}\n1${',0'.repeat(10_001)}\n`)).toThrow(
+      "w.csv:2: 10001 metrics on one row, at most 10000 (not a training log's row: keep the metrics the gate reads)",
+    );
+  });
   it('parses nan/inf cells as numbers and keeps other text', () => {
     const cells = ['nan', '-inf', 'Infinity', ' 1e-3 ', 'abc', ''];
     const text = `step,x\n${cells.map((c, i) => `${i},${c}`).join('\n')}\n`;
