@@ -4,6 +4,7 @@
 // entries (factOutcome.ts). Every interval is by seed (seedStatistics.ts): a run's test success rate is one number
 // (its episodes averaged first), intervals are Student-t over seeds, differences are paired on the seed. Pure.
 import type { AlignmentDecision } from '../alignmentHold';
+import { markdownText } from './exportText';
 import { RELEARNED_SUCCESS, type FactOutcome } from './factOutcome';
 import { ABLATION_ARMS, ARM_TITLES, LAMBDA_VALUES, STORY_ARMS } from './protocolPlan';
 import { pairedDifference, seedInterval, type PairedDifference, type SeedInterval } from './seedStatistics';
@@ -275,7 +276,7 @@ function coverageLines(c: ProtocolCoverage | null): string[] {
 export function protocolPage(t: ProtocolTables, meta: ProtocolMeta): string {
   const seedText = `${meta.seeds[0]}–${meta.seeds.at(-1)}`;
   const out: string[] = [
-    `# Protocol: ${meta.env}, ${meta.seedSet} seeds ${seedText}`,
+    `# Protocol: ${markdownText(meta.env)}, ${meta.seedSet} seeds ${seedText}`,
     '',
     meta.seedSet === 'reporting'
       ? `Held-out result: seeds ${seedText} were never looked at while tuning (tuning used seeds 0–4; docs/protocol.md).`
@@ -379,7 +380,7 @@ export function protocolPage(t: ProtocolTables, meta: ProtocolMeta): string {
       `|---|---|${arms.map(() => '---|---|').join('')}`,
       ...t.facts.map(
         (f) =>
-          `| ${f.skill} | ${f.tasks} | ${arms
+          `| ${markdownText(f.skill)} | ${f.tasks} | ${arms
             .map((a) => {
               const c = f.arms[a];
               return c ? `${c.relearned} of ${c.seeds} | ${pct(c.meanSuccess)}` : '– | –';

@@ -149,4 +149,18 @@ describe('protocolTables', () => {
     // no plan given: no coverage check
     expect(protocolTables(runs).coverage).toBeNull();
   });
+
+  it('writes a misleading entry’s text as literal Markdown: a | or <b> in it stays in its cell', () => {
+    const facts = [{ skill: 'cat a | grep <b>', tasks: 2, successRate: 1 }];
+    const withFacts = (arm: string, seed: number) => {
+      const r = run(arm, seed, 0.5);
+      return { ...r, summary: { ...r.summary, misleadingFacts: facts } as RunSummary };
+    };
+    const t = protocolTables([withFacts('retire', 1000), withFacts('opd', 1000)]);
+    const meta = { env: 'shell', seedSet: 'reporting' as const, seeds: [1000], commit: 'c', command: 'x', date: 'd' };
+    const row = protocolPage(t, meta)
+      .split('\n')
+      .find((l) => l.startsWith('| cat a'));
+    expect(row).toBe('| cat a \\| grep &lt;b&gt; | 2 | 1 of 1 | 100.0 | 1 of 1 | 100.0 |');
+  });
 });
