@@ -90,9 +90,40 @@ describe('the lesson’s three arms as one population in the tab', () => {
     // a reload mid-population: the stored queue resumes, each member from its own stored run, and ends done
     await reloaded;
     await expect.poll(() => queue.getAttribute('data-queue-id'), { timeout: 60_000 }).toBe(idBefore);
+    // every lane works after the reload: the leader and its rider each resume, one in each lane, at once
+    await expect
+      .poll(() => page.locator('[data-testid="run-row"][data-status="running"]').count(), {
+        timeout: 300_000,
+        interval: 250,
+      })
+      .toBe(2);
     await expect.poll(() => queue.getAttribute('data-state'), { timeout: 1_500_000, interval: 1000 }).toBe('done');
     const items = queue.getByTestId('queue-item');
     expect(await items.and(page.locator('[data-status=completed]')).count()).toBe(3);
+    // no hole and no repeat: every member's stored student lines are steps 1…240, in order
+    const studentSteps = await page.evaluate(async (id) => {
+      const db = await new Promise<IDBDatabase>((resolve, reject) => {
+        const r = indexedDB.open('retirelab-runs');
+        r.onsuccess = () => resolve(r.result);
+        r.onerror = () => reject(r.error);
+      });
+      const getAll = <T>(store: string): Promise<T[]> =>
+        new Promise<T[]>((resolve) => {
+          const req = db.transaction(store).objectStore(store).getAll();
+          req.onsuccess = () => resolve(req.result as T[]);
+        });
+      const runs = (await getAll<{ id: string; queueId: string; label: string }>('runs')).filter(
+        (r) => r.queueId === id,
+      );
+      const lines = await getAll<{ runId: string; stage: string; step: number }>('metrics');
+      db.close();
+      return runs.map((r) => ({
+        label: r.label,
+        steps: lines.filter((l) => l.runId === r.id && l.stage === 'student').map((l) => l.step),
+      }));
+    }, idBefore);
+    expect(studentSteps).toHaveLength(3);
+    for (const r of studentSteps) expect(r.steps, r.label).toEqual(Array.from({ length: 240 }, (_, i) => i + 1));
 
     // three curves, one retirement (RetireOPD's), its marker the chart's only one
     await expect
