@@ -2,7 +2,6 @@
 // process, refused (one line naming the folder and the owner) while its owner lives, taken over with a note when
 // the owner on this host is gone, and removed on release only while it is still this process's. Two real processes
 // at once on one folder: experiment.e2e.test.ts.
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,10 +28,16 @@ const freshDir = (): string => {
   return d;
 };
 
-/** The pid of a process that has exited (a child that ran and was reaped). */
+/** A pid no live process has (the highest one a signal check answers ESRCH for), without spawning a process. */
 function deadPid(): number {
-  const r = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
-  return Number(r.stdout);
+  for (let pid = 4_194_303; pid > 1; pid--) {
+    try {
+      process.kill(pid, 0);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ESRCH') return pid;
+    }
+  }
+  throw new Error('no unused pid found');
 }
 
 const owner = (o: Partial<LockOwner>): LockOwner => ({
