@@ -7,7 +7,7 @@ import { useFusedKernels } from './kernels/registerWebgpuKernels';
 
 export const LAYER_NORM_EPSILON = 1e-5;
 /** additive attention-mask value for a hidden key; exp(-1e9 - max) is exactly 0 in float32 */
-export const MASKED = -1e9;
+export { MASKED } from './additiveMask';
 
 /**
  * Matrix products that are fast on every backend. tfjs-wasm 4.22's stock BatchMatMul runs only the plain 2-D,

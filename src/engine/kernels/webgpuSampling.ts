@@ -19,7 +19,7 @@
 // 'write': the 0/1 cache write matrix [R, 1, cap, 1] (1 at the fed token's slot of each sampling row).
 // Every kernel runs one invocation per row (or per row and slot); the vocabularies are tens of tokens.
 import * as tf from '@tensorflow/tfjs';
-import { MASKED } from '../layers';
+import { MASKED } from '../additiveMask';
 import { asWebgpuBackend, f32, flatProgram } from './webgpuProgram';
 
 export const SAMPLE_STEP_KERNEL = 'RetireSampleStep';
