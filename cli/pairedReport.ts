@@ -2,7 +2,6 @@
 // [--preset NAME] [--intro FILE] [--note TEXT]… [--out PAGE]`: the finished runs of one sweep folder, grouped into
 // arms by the value of one config key (e.g. student.distill.form), each arm paired on the seed against the baseline
 // arm (src/core/experiment/pairedArms.ts). The page carries the command, the commit and the date. Node only.
-import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError, withFsErrors } from '../src/core/errors';
@@ -10,8 +9,9 @@ import { getConfigValue, validateConfig } from '../src/core/experiment/config';
 import { pairedArmsPage, type ArmRun } from '../src/core/experiment/pairedArms';
 import type { RunSummary } from '../src/core/experiment/summary';
 import { parseFlags, refuseBlankPaths } from './cliArgs';
+import { currentCommit } from './gitCommit';
 import { isEntryPoint, runCliMain, type CliIo } from './cliMain';
-import { readPreset, ROOT } from './presetFiles';
+import { readPreset } from './presetFiles';
 
 const USAGE =
   'usage: node --import tsx cli/pairedReport.ts --dir SWEEP_DIR --by KEY --baseline VALUE [--seeds S1,S2,…] ' +
@@ -52,16 +52,6 @@ export function readArmRuns(dir: string, key: string): ArmRun[] {
 /** One argument as a POSIX shell reads it back: bare when plain, else single-quoted. */
 export function shellWord(arg: string): string {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
-}
-
-function currentCommit(): string {
-  try {
-    const git = (args: string[]): string => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
-    const hash = git(['rev-parse', '--short', 'HEAD']);
-    return git(['status', '--porcelain', '--untracked-files=no']) === '' ? hash : `${hash} + uncommitted changes`;
-  } catch {
-    return 'unknown (not a git checkout)';
-  }
 }
 
 export async function pairedReport(argv: string[], io: CliIo): Promise<number> {

@@ -9,7 +9,6 @@
 // tables from whatever finished runs the folder holds (core/experiment/protocolReport.ts) into a Markdown outcome
 // page with the commit, the seeds and the command. A reporting table is refused unless every run's seed is a held-out
 // one (core/experiment/seedProtocol.ts). Exit codes: 0 done; 1 a sweep had a failed run; 2 user error.
-import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { alignmentDecision, type AlignmentDecision } from '../src/core/alignmentHold';
@@ -29,8 +28,9 @@ import type { RunSummary } from '../src/core/experiment/summary';
 import { ReplayInputError } from '../src/core/replay/logRecords';
 import { NODE_BACKEND_NAMES } from '../src/core/methodVocabulary';
 import { parseFlags, refuseBlankPaths } from './cliArgs';
+import { currentCommit } from './gitCommit';
 import { isEntryPoint, processIo, runCliMain, runCommand, type CliIo } from './cliMain';
-import { availablePresets, ROOT } from './presetFiles';
+import { availablePresets } from './presetFiles';
 import { ensureFolder } from './runFolder';
 import { main as sweepMain, sweepRunsOf, type SweepOptions } from './sweep';
 import { rideKey, type Ride, type RideRegistry } from './sweepRides';
@@ -108,17 +108,6 @@ function replayAlignment(
   } catch (e) {
     if (e instanceof ReplayInputError) return null;
     throw e;
-  }
-}
-
-/** The commit the report was made at (short hash, "+ uncommitted changes" when the tree differs). */
-function currentCommit(): string {
-  try {
-    const git = (args: string[]): string => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
-    const hash = git(['rev-parse', '--short', 'HEAD']);
-    return git(['status', '--porcelain', '--untracked-files=no']) === '' ? hash : `${hash} + uncommitted changes`;
-  } catch {
-    return 'unknown (not a git checkout)';
   }
 }
 
