@@ -5,7 +5,7 @@ import { Overview } from './Overview';
 import { PublishStatus } from './publish/PublishStatus';
 import { ReplayView } from './replay/ReplayView';
 import { startRunsOnce } from './runs/storedRuns';
-import { splitHash } from './runs/trainLink';
+import { splitHash } from './train/trainLink';
 import { trainForm } from './train/trainForm';
 import { TrainView } from './train/TrainView';
 import { MethodsView } from './teaching/MethodsView';

@@ -1,5 +1,5 @@
 // The choice of the wasm thread count from start-up timings (the probe is engine/threadCalibration.ts, the workers
-// app/worker/threadCalibration.ts). Pure, so the page can use it without pulling tfjs into its bundle.
+// app/train/startupCalibration.ts). Pure, so the page can use it without pulling tfjs into its bundle.
 
 export interface ThreadTiming {
   /** the thread count XNNPACK really used (as the backend reports it) */

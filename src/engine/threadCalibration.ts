@@ -1,7 +1,7 @@
 // Start-up calibration of the wasm thread count: time a few W1-shaped products (the reference model's linear layer
 // and its batched attention scores) on the active wasm backend, once per candidate thread count, and keep the
 // fastest. tfjs-wasm fixes its binary and thread count when the module first loads, so each candidate runs in its own
-// short-lived worker (src/app/worker/threadCalibration.ts); this file holds the probe, core/threadChoice.ts the choice.
+// short-lived worker (src/app/train/startupCalibration.ts); this file holds the probe, core/threadChoice.ts the choice.
 import * as tf from '@tensorflow/tfjs';
 
 export { chooseThreads, type ThreadCalibration, type ThreadTiming } from '../core/threadChoice';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createImportWorkerHandler } from '../../src/app/worker/importWorkerHandler';
-import type { ImportFile, ImportWorkerResponse } from '../../src/app/worker/importWorkerProtocol';
+import type { ImportFile, ImportWorkerResponse } from '../../src/app/runs/importWorkerProtocol';
 import { importRunFolders } from '../../src/app/runs/runFolderFiles';
 import { MemoryRunRepository } from '../../src/app/runs/runRepository';
 import { CONFIG, summary } from './runFixtures';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SETTINGS, runReplay, type ReplaySettings } from '../../src/app/replay/replayModel';
 import { createReplayWorkerHandler } from '../../src/app/worker/replayWorkerHandler';
-import type { ReplayWorkerResponse } from '../../src/app/worker/replayWorkerProtocol';
+import type { ReplayWorkerResponse } from '../../src/app/replay/replayWorkerProtocol';
 import { main } from '../../cli/replay';
 import { ROOT } from './appServer';
 

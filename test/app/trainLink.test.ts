@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_FORM, formatTrainLink, parseTrainLink, splitHash } from '../../src/app/runs/trainLink';
+import { DEFAULT_FORM, formatTrainLink, parseTrainLink, splitHash } from '../../src/app/train/trainLink';
 
 const PRESETS = ['smoke', 'retire-shell', 'schedules'];
 

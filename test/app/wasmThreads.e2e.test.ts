@@ -50,7 +50,7 @@ describe.skipIf(!existsSync(CHROMIUM_PATH))('threaded wasm in the training worke
           cores: navigator.hardwareConcurrency,
         }));
         expect(env.isolated, 'vite.config.ts serves COOP/COEP: the page must be cross-origin isolated').toBe(true);
-        // the thread count is otherwise measured at start-up (src/app/worker/threadCalibration.ts); the explicit
+        // the thread count is otherwise measured at start-up (src/app/train/startupCalibration.ts); the explicit
         // override pins it to one thread per core, the case under test
         await page.goto(`${server?.url}?threads=${env.cores}#train`, { timeout: 120_000 });
         await page.getByRole('heading', { name: 'Train', level: 2 }).waitFor({ timeout: 60_000 });

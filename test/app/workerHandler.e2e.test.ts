@@ -8,7 +8,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MemoryRunRepository } from '../../src/app/runs/runRepository';
 import { PROBE_CHANNEL, type ProbeResponseMessage } from '../../src/app/teaching/probeProtocol';
-import { ProbeHost } from '../../src/app/teaching/probeHost';
+import { ProbeHost } from '../../src/app/worker/probeHost';
 import { CONTROL_PAUSE, CONTROL_STEP } from '../../src/app/worker/protocol';
 import { createRunStore, type RunStore } from '../../src/app/train/liveRunStore';
 import type { RunState } from '../../src/app/train/liveRunState';

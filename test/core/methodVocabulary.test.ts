@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseTrainLink } from '../../src/app/runs/trainLink';
+import { parseTrainLink } from '../../src/app/train/trainLink';
 import { backendChain } from '../../src/app/worker/protocol';
 import { BASELINES, createEnv } from '../../src/core/env';
 import { ConfigError, DEFAULT_CONFIG, resolveConfig } from '../../src/core/experiment/config';

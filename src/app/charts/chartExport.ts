@@ -1,6 +1,6 @@
 // A chart as a file: a standalone figure's SVG markup (core's lineFigure: title, axis labels, legend) saved as SVG,
 // or rasterised on a canvas at 2× and saved as PNG.
-import { saveBlob, saveText } from '../runs/download';
+import { saveBlob, saveText } from '../files/download';
 
 export type ChartFileFormat = 'svg' | 'png';
 

@@ -12,7 +12,7 @@ import { MetricChart } from '../charts/MetricChart';
 import { fetchPresetCatalog } from '../train/presetCatalog';
 import { demoQueue } from './demoQueue';
 import { queueStore } from '../runs/storedRuns';
-import { openRecording } from '../train/PlaybackBar';
+import { openRecording } from './recordingPlayback';
 import { demoRecording, type DemoRecording } from './demoRecordings';
 
 const COLORS: Record<DemoArm, string> = {

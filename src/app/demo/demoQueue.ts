@@ -1,7 +1,7 @@
 // "Train these three live" on the Overview: the recorded arms as one queue of the runs table (one queue runs at a
 // time, runQueue.ts) — retire-shell's config under each arm's student.schedule (opd-shell and grpo-shell extend
 // retire-shell and change only that key), on the recordings' seed. Each queued run trains what its recording
-// trained, so the Train view races the recording behind it (raceRecording.ts).
+// trained, so the Train view races the recording behind it (raceRecording.ts, beside it).
 import { DEMO_SEED } from '../../core/experiment/demoRecording';
 import type { ExperimentConfig } from '../../core/experiment/config';
 import type { Preset } from '../../core/experiment/preset';

@@ -2,7 +2,7 @@
 // in the page (the core replay is pure TypeScript), with the same defaults and results as `npm run replay`.
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { LogSource } from '../../core/replay/logRecords';
-import { LogFilePicker, size, type LoadedLog } from './LogFilePicker';
+import { LogFilePicker, size, type LoadedLog } from '../files/LogFilePicker';
 import { ReplayResults } from './ReplayResults';
 import { ReplaySettingsForm } from './ReplaySettingsForm';
 import { replayInbox } from './replayInbox';

@@ -1,7 +1,7 @@
 // The page's side of the replay worker: one module worker, made on first use; a new replay cancels the one before
 // (its files or settings were replaced), so at most one streams at a time.
 import type { ReplayOutcome, ReplaySettings } from './replayModel';
-import type { ReplayFile, ReplayWorkerRequest, ReplayWorkerResponse } from '../worker/replayWorkerProtocol';
+import type { ReplayFile, ReplayWorkerRequest, ReplayWorkerResponse } from './replayWorkerProtocol';
 
 export interface ReplayProgress {
   bytesRead: number;

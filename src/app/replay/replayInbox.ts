@@ -1,7 +1,7 @@
 // A log handed to the gate replay view by another view (the Train view's "replay this run"): the files and the
 // settings to replay them with. The replay view takes it when it mounts.
 import { createStore } from 'zustand/vanilla';
-import type { LoadedLog } from './LogFilePicker';
+import type { LoadedLog } from '../files/LogFilePicker';
 import type { ReplaySettings } from './replayModel';
 
 export interface ReplayHandoff {

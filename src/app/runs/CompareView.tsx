@@ -34,7 +34,7 @@ import {
   meanBand,
   variedKeys,
 } from './comparison';
-import { saveText } from './download';
+import { saveText } from '../files/download';
 import { TRAINED_STAGES, type RunRecord, type StoredMetrics, type TrainedStage } from './runRecord';
 import { runRepository, useRuns, runsStore } from './storedRuns';
 import { METRIC } from '../../core/runLog/metricKeys';

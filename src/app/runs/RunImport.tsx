@@ -3,9 +3,9 @@
 // MB never freezes the page) and stores the runs in IndexedDB; a progress bar shows the bytes read. Problems name
 // the file and line.
 import { useState } from 'react';
-import { size } from '../replay/LogFilePicker';
+import { size } from '../files/LogFilePicker';
 import { IdbRunRepository } from './idbRunRepository';
-import type { ImportFile, ImportWorkerRequest, ImportWorkerResponse } from '../worker/importWorkerProtocol';
+import type { ImportFile, ImportWorkerRequest, ImportWorkerResponse } from './importWorkerProtocol';
 import { importRunFolders, type DroppedFile } from './runFolderFiles';
 import { runRepository, runsStore } from './storedRuns';
 

@@ -5,7 +5,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { useStore } from 'zustand';
 import { isActive } from '../train/liveRunState';
 import { useRun } from '../train/liveRun';
-import { saveBlob } from './download';
+import { saveBlob } from '../files/download';
 import { runZip } from './runExportZip';
 import { waitingRiderIds } from './queueMembers';
 import { queueStore, runRepository, useRuns, runsStore } from './storedRuns';

@@ -7,7 +7,7 @@ import { lockCheckedDeletes, MemoryRunRepository, type RunRepository } from './r
 import { createQueueStore } from './queueStore';
 import type { RunQueue } from './runQueue';
 import { createRunStore } from '../train/liveRunStore';
-import { logicalCores, shareCores } from '../worker/workerThreads';
+import { logicalCores, shareCores } from '../train/workerThreads';
 import { createRunsStore, type RunsActions, type RunSharing, type RunsState, type RunsStore } from './storedRunsStore';
 import { RUN_CHANNEL, type RunChannelMessage } from './runChannel';
 import { pageRunLocks } from './runLocks';

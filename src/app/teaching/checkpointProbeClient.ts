@@ -2,7 +2,7 @@
 // first request and kept for the next ones; each request is answered once, by id.
 import type { ExperimentConfig } from '../../core/experiment/config';
 import type { ProbeRequest } from '../../engine/trajectoryProbe';
-import type { CheckpointProbeRequest, CheckpointProbeResponse } from '../worker/checkpointProbeProtocol';
+import type { CheckpointProbeRequest, CheckpointProbeResponse } from './checkpointProbeProtocol';
 import type { ProbeAnswer } from './probeClient';
 
 let worker: Worker | null = null;

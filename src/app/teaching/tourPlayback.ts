@@ -3,7 +3,7 @@
 // every stage at once instead of waiting on training. "Train it live instead" on the tour card ends the playback.
 import { runStore } from '../train/liveRun';
 import { INITIAL_RUN_STATE } from '../train/liveRunState';
-import { openRecording } from '../train/PlaybackBar';
+import { openRecording } from '../demo/recordingPlayback';
 import { playbackStore } from '../train/playbackStore';
 import { momentFrame, type RecordedMoment } from './tour';
 

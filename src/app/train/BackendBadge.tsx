@@ -2,10 +2,10 @@
 // multi-threaded SIMD binary; needs a cross-origin-isolated page) or "simd × 1 thread". The worker announces it on
 // a BroadcastChannel (backendProbe.ts) once the wasm backend has started; this module listens from import time on,
 // so a badge mounted later still shows the latest announcement. Its tooltip also gives the start-up thread
-// calibration's timings and choice (../worker/threadCalibration.ts).
+// calibration's timings and choice (startupCalibration.ts).
 import { useSyncExternalStore } from 'react';
 import type { ThreadCalibration } from '../../core/threadChoice';
-import { onThreadCalibration, threadCalibration } from '../worker/threadCalibration';
+import { onThreadCalibration, threadCalibration } from './startupCalibration';
 import { WASM_RUNTIME_CHANNEL, type WasmRuntimeAnnouncement } from '../worker/wasmRuntimeChannel';
 
 let latest: WasmRuntimeAnnouncement | null = null;

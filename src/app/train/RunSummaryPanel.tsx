@@ -5,7 +5,7 @@ import { metricsJsonl, replaySettingsFor } from './runExport';
 import { useState } from 'react';
 import { runRepository } from '../runs/storedRuns';
 import { runZip } from '../runs/runExportZip';
-import { saveBlob, saveText } from '../runs/download';
+import { saveBlob, saveText } from '../files/download';
 import { verlSnippet } from '../runs/verlSnippet';
 import { isActive } from './liveRunState';
 import { runStore, useRun } from './liveRun';

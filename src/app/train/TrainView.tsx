@@ -17,7 +17,7 @@ import { runsStore, useRuns } from '../runs/storedRuns';
 import { RunsSection } from '../runs/RunsSection';
 import { RunSummaryPanel } from './RunSummaryPanel';
 import { runStore, useRun } from './liveRun';
-import { calibrationSettled } from '../worker/threadCalibration';
+import { calibrationSettled } from './startupCalibration';
 import { trainSeries } from './trainSeries';
 import { ChartExplainers, KnobExplainers, TRAIN_CHARTS } from '../teaching/ChartExplainers';
 import { LiveTeachingPanel } from '../teaching/LazyLiveTeachingPanel';
@@ -25,9 +25,9 @@ import { StepButton } from '../teaching/StepButton';
 import { BackendBadge } from './BackendBadge';
 import { configFileReferenceErrors } from '../../core/experiment/fileReference';
 import { LiveEpisodeStrip } from './LiveEpisodeStrip';
-import { PlaybackBar } from './PlaybackBar';
+import { PlaybackBar } from '../demo/PlaybackBar';
 import { usePlayback } from './playbackStore';
-import { useRaceRecording } from './raceRecording';
+import { useRaceRecording } from '../demo/raceRecording';
 import { PopulationChart } from './PopulationChart';
 
 const BACKEND_LABELS: Record<BackendChoice, string> = {

@@ -2,11 +2,11 @@
 import { useStore } from 'zustand';
 import type { WorkerLike } from '../worker/protocol';
 import { createRunStore } from './liveRunStore';
-import { trainingWorkerName } from '../worker/workerThreads';
-import { calibrateWasmThreads } from '../worker/threadCalibration';
+import { trainingWorkerName } from './workerThreads';
+import { calibrateWasmThreads } from './startupCalibration';
 import { chartsPacedForTraining } from '../charts/redrawQueue';
 
-// the wasm thread count is measured at start-up, before the first run normally begins (threadCalibration.ts)
+// the wasm thread count is measured at start-up, before the first run normally begins (startupCalibration.ts)
 if (typeof Worker !== 'undefined') void calibrateWasmThreads();
 
 /**

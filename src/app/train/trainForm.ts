@@ -3,7 +3,7 @@
 // in place (history.replaceState, no new history entry).
 import { createStore } from 'zustand/vanilla';
 import { useStore } from 'zustand';
-import { DEFAULT_FORM, formatTrainLink, parseTrainLink, splitHash, type TrainForm } from '../runs/trainLink';
+import { DEFAULT_FORM, formatTrainLink, parseTrainLink, splitHash, type TrainForm } from './trainLink';
 
 export interface TrainFormState extends TrainForm {
   /** what was wrong with the link the page was opened with (shown until the form is edited) */

@@ -1,4 +1,4 @@
-// A short-lived module worker of the start-up thread calibration (threadCalibration.ts): starts the wasm backend with
+// A short-lived worker of the start-up thread calibration (train/startupCalibration.ts): starts the wasm backend with
 // the thread count its name carries (`retirelab-calibration threads=N`), times the probe once
 // (engine/threadCalibration.ts), posts {threads, ms} — the threads XNNPACK really used — or {error}, and closes.
 // first: binds this worker to the app's origin before any other module runs (originGuard.ts)

@@ -5,7 +5,7 @@
 import './originGuard';
 import { initBackend } from '../../engine/backend';
 import { probeCheckpoint } from '../../engine/checkpointProbe';
-import type { CheckpointProbeRequest, CheckpointProbeResponse } from './checkpointProbeProtocol';
+import type { CheckpointProbeRequest, CheckpointProbeResponse } from '../teaching/checkpointProbeProtocol';
 import { WASM_FILE_URLS } from './wasmAssets';
 
 interface WorkerScope {

@@ -3,7 +3,7 @@
 import './originGuard';
 import { IdbRunRepository } from '../runs/idbRunRepository';
 import { createImportWorkerHandler } from './importWorkerHandler';
-import type { ImportWorkerRequest, ImportWorkerResponse } from './importWorkerProtocol';
+import type { ImportWorkerRequest, ImportWorkerResponse } from '../runs/importWorkerProtocol';
 
 interface WorkerScope {
   postMessage(message: ImportWorkerResponse): void;

@@ -9,7 +9,7 @@ import {
   IMPORT_PROGRESS_INTERVAL_MS,
   type ImportWorkerRequest,
   type ImportWorkerResponse,
-} from './importWorkerProtocol';
+} from '../runs/importWorkerProtocol';
 import type { StoredEvent, StoredMetrics } from '../runs/runRecord';
 import type { RunRepository } from '../runs/runRepository';
 

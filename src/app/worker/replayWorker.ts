@@ -2,7 +2,7 @@
 // first: binds this worker to the app's origin before any other module runs (originGuard.ts)
 import './originGuard';
 import { createReplayWorkerHandler } from './replayWorkerHandler';
-import type { ReplayWorkerRequest, ReplayWorkerResponse } from './replayWorkerProtocol';
+import type { ReplayWorkerRequest, ReplayWorkerResponse } from '../replay/replayWorkerProtocol';
 
 interface WorkerScope {
   postMessage(message: ReplayWorkerResponse): void;

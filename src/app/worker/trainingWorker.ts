@@ -4,7 +4,7 @@
 // first: binds this worker to the app's origin before any other module runs (originGuard.ts)
 import './originGuard';
 import { initBackend } from '../../engine/backend';
-import { ProbeHost } from '../teaching/probeHost';
+import { ProbeHost } from './probeHost';
 import { IdbRunRepository } from '../runs/idbRunRepository';
 import { broadcastWasmRuntime, softwareEmulation } from './backendProbe';
 import type { WorkerRequest, WorkerResponse } from './protocol';

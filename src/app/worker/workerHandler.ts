@@ -29,7 +29,7 @@ import { RunControl } from './runControl';
 import { WorkerRiders } from './workerRiders';
 import type { WorkerLike } from './protocol';
 
-/** What the handler needs of the trajectory viewer's probe host (src/app/teaching/probeHost.ts). */
+/** What the handler needs of the trajectory viewer's probe host (src/app/worker/probeHost.ts). */
 export interface RunProbe {
   setEnv(env: AgentEnv): void;
   /** every rollout request the trainer makes (the policies it can sample) */

@@ -6,7 +6,7 @@ import type { ExperimentConfig } from '../../core/experiment/config';
 import { DEMO_ARMS, DEMO_SEED, trainsLikeRecording, type DemoArm } from '../../core/experiment/demoRecording';
 import { METRIC } from '../../core/runLog/metricKeys';
 import { downsampleSeries, finitePoints, type SeriesPoint } from '../charts/downsampleSeries';
-import { demoRecording } from '../demo/demoRecordings';
+import { demoRecording } from './demoRecordings';
 
 export interface RaceRecording {
   arm: DemoArm;

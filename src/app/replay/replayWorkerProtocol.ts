@@ -1,7 +1,7 @@
 // The one contract between the gate replay view and its worker (replayWorker.ts), which streams dropped logs through
 // the core's incremental reader off the main thread. Requests carry an id; every response names it. The outcome is
 // the replay model's plain data (failures already in words); a defect crosses as {name, message}.
-import type { ReplayOutcome, ReplaySettings } from '../replay/replayModel';
+import type { ReplayOutcome, ReplaySettings } from './replayModel';
 
 /** One log to replay: its name (FILE in FILE:LINE messages) and its bytes (a File, or a Blob of a run's own log). */
 export interface ReplayFile {

@@ -6,26 +6,11 @@ import { TRAINED_STAGES, type TrainedStage } from '../../core/runLog/runLogFold'
 import { lastFrame } from '../../core/runLog/runPlayback';
 import type { MetricsLine } from '../../core/runLog/trainerEvent';
 import type { BackendName } from '../../engine/backend';
-import { demoRecording } from '../demo/demoRecordings';
+import { openRecording } from './recordingPlayback';
 import { runRepository, useRuns } from '../runs/storedRuns';
-import { runStore, useRun } from './liveRun';
-import { INITIAL_RUN_STATE, isActive } from './liveRunState';
-import { MAX_SPEED, MIN_SPEED, playbackSource, playbackStore, usePlayback } from './playbackStore';
-
-/** Open a shipped recording in the playback, at `frame` (default: its start). */
-export async function openRecording(arm: DemoArm, frame = 0): Promise<void> {
-  const r = await demoRecording(arm);
-  playbackStore.getState().open(
-    playbackSource(r.run, r.config, {
-      label: `recording ${arm} (seed ${DEMO_SEED})`,
-      backend: (r.run.summary?.backend ?? null) as BackendName | null,
-      recordId: null,
-      arm,
-      checkpoints: r.entry.checkpoints,
-    }),
-    frame,
-  );
-}
+import { runStore, useRun } from '../train/liveRun';
+import { INITIAL_RUN_STATE, isActive } from '../train/liveRunState';
+import { MAX_SPEED, MIN_SPEED, playbackSource, playbackStore, usePlayback } from '../train/playbackStore';
 
 /** Open a stored (or imported) run of this browser in the playback. */
 async function openStoredRun(id: string): Promise<void> {

@@ -5,8 +5,8 @@ import type { AgentEnv } from '../../core/env/types';
 import type { PolicyModel } from '../../engine/model';
 import type { RolloutRequest } from '../../engine/trainer/enginePort';
 import { probeTrajectories } from '../../engine/trajectoryProbe';
-import type { RunControl } from '../worker/runControl';
-import { PROBE_CHANNEL, type ProbeRequestMessage, type ProbeResponseMessage } from './probeProtocol';
+import type { RunControl } from './runControl';
+import { PROBE_CHANNEL, type ProbeRequestMessage, type ProbeResponseMessage } from '../teaching/probeProtocol';
 
 export class ProbeHost {
   private student: PolicyModel | null = null;

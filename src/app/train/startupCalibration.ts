@@ -55,7 +55,7 @@ function override(): number | null {
 
 function timeOne(threads: number): Promise<ThreadTiming> {
   return new Promise((resolve) => {
-    const w = new Worker(new URL('./calibrationWorker.ts', import.meta.url), {
+    const w = new Worker(new URL('../worker/calibrationWorker.ts', import.meta.url), {
       type: 'module',
       name: `retirelab-calibration threads=${threads}`,
     });

@@ -1,7 +1,7 @@
 // How many wasm threads a training worker takes, carried in its name (`retirelab-trainer threads=N`, read by
-// trainingWorker.ts): the start-up calibration's choice (threadCalibration.ts) once it has one, else every core; an
+// trainingWorker.ts): the start-up calibration's choice (startupCalibration.ts) once it has one, else every core; an
 // equal share of the cores while a queue runs two runs at a time.
-import { threadCalibration } from './threadCalibration';
+import { threadCalibration } from './startupCalibration';
 const cores = typeof navigator !== 'undefined' ? navigator.hardwareConcurrency || 1 : 1;
 let lanes = 1;
 
