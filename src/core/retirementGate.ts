@@ -76,6 +76,27 @@ export interface GateEvaluation {
   readonly triggered: boolean;
 }
 
+/**
+ * What an evaluation compared, in steps: the evaluated window (its first and last gap steps), the window before it,
+ * and how old the evidence was when the validation read it. Not part of the checkpoint: a read-out of the gate's own
+ * bookkeeping (the oldest completed window not yet evaluated is `cur`, METHODS §4), kept for explaining a decision.
+ */
+export interface GateEvidence {
+  /** the validation step that evaluated the window */
+  readonly step: number;
+  /** 1-based ordinal of the evaluated window (`cur`) */
+  readonly window_index: number;
+  /** the step whose gap was the window's first; null where the window began before a checkpoint restore */
+  readonly window_start_step: number | null;
+  /** the step whose gap completed the window */
+  readonly window_end_step: number;
+  /** the window compared against (`prev`); null for the first evaluated window */
+  readonly previous_window_index: number | null;
+  readonly previous_window_end_step: number | null;
+  /** step − window_end_step: how many steps before the decision its evaluated window closed (0: fresh) */
+  readonly age_steps: number;
+}
+
 /** A user-actionable error about a value fed to the gate (non-finite gap or score). */
 export class GateInputError extends Error {
   constructor(
@@ -136,6 +157,10 @@ export class RetirementGate {
   private lastProgress = Number.NaN;
   private lastCompetence = Number.NaN;
   private lastValid = false;
+  /** the first gap step of each completed window, then of the pending buffer (null: before a restore) */
+  private windowStarts: (number | null)[] = [];
+  private pendingStart: number | null = null;
+  private latestEvidence: GateEvidence | null = null;
 
   constructor(config: GateConfigInput | GateConfig, rule: GateRule = 'alignment-and-competence') {
     this.config = parseGateConfig(config);
@@ -167,6 +192,10 @@ export class RetirementGate {
   get teacherForwardSkipped(): number {
     return this.skipped;
   }
+  /** What the latest evaluation compared (null before the first): see GateEvidence. */
+  get evidence(): GateEvidence | null {
+    return this.latestEvidence;
+  }
 
   /** Start training step `step`: says what to run, and counts the teacher forward a retired gate saves. */
   beginStep(_step: number): StepPlan {
@@ -190,10 +219,13 @@ export class RetirementGate {
     }
     const k = -gap;
     this.lastK = k;
+    if (this.pending.length === 0) this.pendingStart = step;
     this.pending.push(k);
     if (this.pending.length < this.config.windowSize) return null;
     const window: GateWindow = { end_step: step, mean: mean(this.pending) };
     this.windows.push(window);
+    this.windowStarts.push(this.pendingStart);
+    this.pendingStart = null;
     this.pending = [];
     return window;
   }
@@ -224,6 +256,16 @@ export class RetirementGate {
       competence = (score + this.previousPerformance) / (2 * this.config.teacherPerformance);
       valid = Number.isFinite(progress) && Number.isFinite(competence);
     }
+    const previousWindow = this.windows[this.evaluated - 1];
+    this.latestEvidence = {
+      step,
+      window_index: this.evaluated + 1,
+      window_start_step: this.windowStarts[this.evaluated] ?? null,
+      window_end_step: window.end_step,
+      previous_window_index: previousWindow === undefined ? null : this.evaluated,
+      previous_window_end_step: previousWindow?.end_step ?? null,
+      age_steps: step - window.end_step,
+    };
     this.previousWindowMean = cur;
     this.previousPerformance = score;
     this.evaluated += 1;
@@ -337,6 +379,7 @@ export class RetirementGate {
     gate.opdCoef = s.opd_coef;
     gate.pending = [...s.pending_k_values];
     gate.windows = s.completed_windows.map((w) => ({ ...w }));
+    gate.windowStarts = gate.windows.map(() => null);
     gate.evaluated = s.num_evaluated_windows;
     gate.previousWindowMean = s.previous_window_mean;
     gate.previousPerformance = s.previous_performance;

@@ -113,6 +113,21 @@ describe('the replay view’s model', () => {
     expect(s.competence.at(-1)).toEqual({ x: 35, y: out.result.evaluations.at(-1)?.competence_ratio });
   });
 
+  it('draws K̄ₘ at the step that closed its window, not at the validation that read it', () => {
+    // W 5, a gap every step, a validation every 10: the validation at step 10n reads window n, which closed at 5n
+    const text = Array.from({ length: 40 }, (_, i) => {
+      const step = i + 1;
+      return JSON.stringify(step % 10 === 0 ? { step, gap: -1 / step, val: 0.1 } : { step, gap: -1 / step });
+    }).join('\n');
+    const out = runReplay([{ name: 'w5.jsonl', text }], settings({ teacherPerformance: '1', windowSize: '5' }));
+    if (!out.ok) throw new Error(out.failure.message);
+    const s = replaySeries(out.result);
+    expect(s.windowMean.map((p) => p.x)).toEqual([5, 10, 15, 20]);
+    // K̄₁ = mean(1, 1/2, 1/3, 1/4, 1/5) = 137/300
+    expect(s.windowMean[0]?.y).toBeCloseTo(137 / 300, 12);
+    expect(s.alignment.map((p) => p.x)).toEqual([20, 30, 40]);
+  });
+
   it('reads the δ and γ lines from the settings, defaults when empty', () => {
     expect(thresholds(settings({ alignmentThreshold: '0.05', competenceThreshold: '' }))).toEqual({
       delta: 0.05,

@@ -148,6 +148,48 @@ describe('the gate replay view in a real browser', () => {
     expect(pageErrors).toEqual([]);
   });
 
+  for (const size of [
+    { width: 1280, height: 720 },
+    { width: 1920, height: 1080 },
+  ]) {
+    it(`says at ${size.width}×${size.height} which windows the decision compared, how old they were, and which W reads fresh ones`, async () => {
+      await page.setViewportSize(size);
+      const dir = mkdtempSync(join(tmpdir(), 'retirelab-replay-stale-'));
+      onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+      // a gap every step (K = 1), a validation every 10 steps: S = 0.5, 0.8 at 170, 1 at 180; with S_T = 1, W = 5 the
+      // gate retires at 180 (η = 0.9 = γ, ρ = 0 = δ) on window 18, which closed at step 90
+      const lines: string[] = [];
+      for (let step = 1; step <= 200; step++) {
+        const val = step % 10 === 0 ? (step === 180 ? 1 : step === 170 ? 0.8 : 0.5) : undefined;
+        lines.push(JSON.stringify(val === undefined ? { step, gap: -1 } : { step, gap: -1, val }));
+      }
+      writeFileSync(join(dir, 'stale.jsonl'), `${lines.join('\n')}\n`);
+      const { summary: expected } = await cli(['stale.jsonl'], ['--teacher-performance', '1', '--window', '5'], dir);
+      expect(expected?.evidence).toMatchObject({ step: 180, window_index: 18, window_end_step: 90, age_steps: 90 });
+      await fill({ S_T: '1', 'γ (competence threshold)': '0.9' });
+      await page.getByLabel('log files').setInputFiles(join(dir, 'stale.jsonl'));
+      await page.getByRole('button', { name: 'Run replay' }).click();
+      const evidence = page.getByTestId('summary-evidence');
+      await expect
+        .poll(() => evidence.textContent(), { timeout: 30_000 })
+        .toBe('Retired at 180 on window 18 (steps 86–90) against window 17; this evidence is 90 steps old.');
+      // the CLI's summary carries the same warnings, word for word
+      const warnings = await page.getByTestId('summary-warning').allTextContents();
+      expect(warnings).toEqual((expected?.warnings as string[]).map((w) => `⚠ ${w}`));
+      expect(warnings.join('\n')).toContain('W = 10 (or a multiple: 20, 30) would evaluate each window');
+      // K̄ₘ is drawn against the step that closed its window
+      expect(await page.getByTestId('chart-window-mean').textContent()).toContain('window end step');
+      // the summary fits the width: no sideways scroll, the warning inside the viewport
+      for (const box of [
+        await evidence.boundingBox(),
+        await page.getByTestId('summary-warning').first().boundingBox(),
+      ]) {
+        expect(box !== null && box.x >= 0 && box.x + box.width <= size.width).toBe(true);
+      }
+      expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    });
+  }
+
   it('streams a large verl log in a worker, with a progress bar that advances, to the CLI’s own summary', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'retirelab-replay-big-'));
     onTestFinished(() => rmSync(dir, { recursive: true, force: true }));

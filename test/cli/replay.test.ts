@@ -55,6 +55,16 @@ describe.concurrent('replay on the shipped fixtures', () => {
       validations: 13,
       log_trigger_step: 35,
       agrees_with_log: true,
+      // what the decision compared: W = 5 and a validation every 5 steps read each window where it closes
+      evidence: {
+        step: 35,
+        window_index: 7,
+        window_start_step: 31,
+        window_end_step: 35,
+        previous_window_index: 6,
+        previous_window_end_step: 30,
+        age_steps: 0,
+      },
     });
     const evaluations = run.lines.slice(0, -1);
     expect(evaluations.map((e) => e.step)).toEqual([5, 10, 15, 20, 25, 30, 35]);
@@ -273,9 +283,17 @@ describe.concurrent('replay on bad input', () => {
     expect(run.status).toBe(0);
     expect(run.stderr).toBe(
       'replay: warning: retired at step 6, after the last gap step 4: the validation file runs past the gap file ' +
-        '(are both from the same run, and complete?)\n',
+        '(are both from the same run, and complete?)\n' +
+        // the windows close every step, validations come every 2: the step-6 decision read window 3 (step 3)
+        'replay: warning: 3 of 3 evaluations read a window that had closed before their validation (at step 6 the ' +
+        'gate read window 3 (step 3), 3 steps old): windows close every W = 1 gaps but a validation comes every 2 ' +
+        'gaps, and each validation evaluates the oldest window not yet evaluated, so unevaluated windows pile up. ' +
+        'W = 2 (or a multiple: 4, 6) would evaluate each window at the validation that closes it.\n',
     );
-    expect(summaryOf(run)).toMatchObject({ trigger_step: 6, warnings: [expect.stringMatching(/^retired at step 6/)] });
+    expect(summaryOf(run)).toMatchObject({
+      trigger_step: 6,
+      warnings: [expect.stringMatching(/^retired at step 6/), expect.stringMatching(/^3 of 3 evaluations/)],
+    });
   });
 
   it('--format forces a parser: a jsonl file read as csv is reported at its line', async () => {

@@ -5,6 +5,7 @@
 import { lazy, Suspense, useMemo, useState } from 'react';
 import type { ReplayOptions, ReplayResult } from '../../core/replay/gateReplay';
 import type { LogSource } from '../../core/replay/logRecords';
+import { evidenceHeadline } from '../../core/replay/windowCadence';
 import { gateCharts, type GateSeries } from '../charts/gateCharts';
 import { MetricChart } from '../charts/MetricChart';
 import { ExplainButton } from '../teaching/ExplainButton';
@@ -13,6 +14,7 @@ import { inspectReplay } from '../teaching/inspectionModel';
 import type { ReplaySeries } from './replayModel';
 import { HiddenRows } from '../HiddenRowsNote';
 import { shownRows } from '../shownRows';
+import './replay.css';
 
 // the inspector and the what-if load with the first replay, not with the page
 const GateInspector = lazy(() => import('../teaching/GateInspector').then((m) => ({ default: m.GateInspector })));
@@ -22,6 +24,7 @@ const WhatIfPanel = lazy(() => import('../teaching/WhatIfPanel').then((m) => ({ 
 const REPLAY_CHARTS: readonly {
   quantity: keyof GateSeries;
   testId: string;
+  xLabel: string;
   title: string;
   note: string;
   explain: ExplanationId;
@@ -29,13 +32,17 @@ const REPLAY_CHARTS: readonly {
   {
     quantity: 'windowMean',
     testId: 'chart-window-mean',
+    xLabel: 'window end step',
     title: 'K̄ₘ — mean gap of the evaluated window',
-    note: 'K = −g per step; each window averages W of them. The gap should shrink while the teacher helps.',
+    note:
+      'K = −g per step; each window averages W of them, drawn at the step that closed the window (a validation may ' +
+      'read it later). The gap should shrink while the teacher helps.',
     explain: 'k_window_mean',
   },
   {
     quantity: 'alignment',
     testId: 'chart-alignment',
+    xLabel: 'validation step',
     title: 'ρ — alignment progress',
     note: 'ρ = (K̄ₘ₋₁ − K̄ₘ)/K̄ₘ₋₁: > 0 while the gap is still shrinking. Retirement needs ρ ≤ δ.',
     explain: 'alignment_progress',
@@ -43,11 +50,14 @@ const REPLAY_CHARTS: readonly {
   {
     quantity: 'competence',
     testId: 'chart-competence',
+    xLabel: 'validation step',
     title: 'η — competence ratio',
     note: 'η = (S + S_prev)/(2·S_T). Retirement needs η ≥ γ.',
     explain: 'competence_ratio',
   },
 ];
+
+const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 const num = (v: number | null, digits = 4) => (v === null ? '—' : Number.isInteger(v) ? String(v) : v.toFixed(digits));
 
@@ -65,6 +75,16 @@ function Summary({ result }: { result: ReplayResult }) {
       <div className={`verdict ${s.retired ? 'retired' : 'active'}`} data-testid="summary-verdict">
         {s.retired ? `The teacher retires at step ${s.trigger_step}` : 'The teacher never retires in this log'}
       </div>
+      {s.evidence ? (
+        <p className="evidence" data-testid="summary-evidence" data-age-steps={s.evidence.age_steps}>
+          {capitalised(evidenceHeadline(s.evidence, s.retired))}.
+        </p>
+      ) : null}
+      {(s.warnings ?? []).map((warning) => (
+        <p className="replay-warning" role="note" data-testid="summary-warning" key={warning}>
+          ⚠ {warning}
+        </p>
+      ))}
       <dl>
         <dt>retired</dt>
         <dd data-testid="summary-retired">{s.retired ? 'yes' : 'no'}</dd>
@@ -176,13 +196,7 @@ export function ReplayResults({
       <div className="charts">
         {REPLAY_CHARTS.map((c) => (
           <div className="explained-chart" key={c.testId}>
-            <MetricChart
-              testId={c.testId}
-              title={c.title}
-              {...charts[c.quantity]}
-              xLabel="validation step"
-              note={c.note}
-            />
+            <MetricChart testId={c.testId} title={c.title} {...charts[c.quantity]} xLabel={c.xLabel} note={c.note} />
             <ExplainButton id={c.explain} />
           </div>
         ))}

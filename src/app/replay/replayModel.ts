@@ -161,9 +161,10 @@ export async function runReplayStream(sources: readonly LogStream[], settings: R
   }
 }
 
-/** The three gate series of a replay, by validation step, downsampled for drawing. */
+/** The gate's series of a replay, downsampled for drawing: K̄ₘ by its window's end step, the rest by validation step. */
 export interface ReplaySeries {
-  /** K̄_m of each evaluated window */
+  /** K̄_m of each evaluated window, at the step whose gap closed the window (not at the validation that read it: with
+   *  W below the validation cadence that validation comes long after) */
   windowMean: SeriesPoint[];
   /** ρ — alignment progress (finite values only: the first window and |prev| ≤ ε have none) */
   alignment: SeriesPoint[];
@@ -175,10 +176,13 @@ export interface ReplaySeries {
 
 export function replaySeries(result: ReplayResult, maxPoints?: number): ReplaySeries {
   const e = result.evaluations;
-  const series = (pick: (row: (typeof e)[number]) => number | null) =>
-    downsampleSeries(finitePoints(e.map((row) => ({ x: row.step, y: pick(row) }))), maxPoints);
+  const series = (pick: (row: (typeof e)[number]) => number | null, x = (row: (typeof e)[number]) => row.step) =>
+    downsampleSeries(finitePoints(e.map((row) => ({ x: x(row), y: pick(row) }))), maxPoints);
   return {
-    windowMean: series((r) => r.k_window_mean),
+    windowMean: series(
+      (r) => r.k_window_mean,
+      (r) => r.window_end_step,
+    ),
     alignment: series((r) => r.alignment_progress),
     competence: series((r) => r.competence_ratio),
     score: series((r) => r.student_performance),

@@ -13,6 +13,8 @@ import { quoteInput } from './quoteInput';
 import { type Column, RecordStore } from './recordStore';
 import type { EvaluationLine, ReplayResult, SummaryLine } from './replayResult';
 import { METRIC } from '../runLog/metricKeys';
+import type { GateEvidence } from '../retirementGate';
+import { cadenceWarning, typicalGapsPerValidation } from './windowCadence';
 
 export type { EvaluationLine, ReplayResult, SummaryLine } from './replayResult';
 export { replayLines, replayTextBlocks } from './replayResult';
@@ -139,6 +141,13 @@ export class GateReplayReader {
     let g = 0;
     let v = 0;
     let k = 0;
+    // how fresh each decision's evidence was (windowCadence.ts): training steps between validations, stale reads
+    const stepsPerValidation: number[] = [];
+    let stepsSinceValidation = 0;
+    let decisive: GateEvidence | null = null;
+    let decided = false;
+    let stalest: GateEvidence | null = null;
+    let stale = 0;
     const stepOf = (series: Series, i: number) =>
       i < series.rows.length ? store.step(series.rows[i] as number) : Number.POSITIVE_INFINITY;
     for (;;) {
@@ -153,6 +162,7 @@ export class GateReplayReader {
       if (skipped) k += 1;
       if (gap !== undefined || skipped) {
         trainingSteps += 1;
+        stepsSinceValidation += 1;
         const plan = schedule.beginStep(step);
         if (plan.teacherNeeded) {
           if (gap !== undefined && !skipped) {
@@ -173,6 +183,18 @@ export class GateReplayReader {
       if (valStep === step) {
         validations += 1;
         const e = schedule.validate(step, vals.values[v++] as number);
+        stepsPerValidation.push(stepsSinceValidation);
+        stepsSinceValidation = 0;
+        const evidence = e === null ? null : schedule.gate.evidence;
+        if (evidence !== null && e !== null) {
+          // the decision: the evaluation that retired the teacher, else the latest one
+          if (!decided) decisive = evidence;
+          if (e.triggered) decided = true;
+          if (evidence.age_steps > 0) {
+            stale += 1;
+            if (stalest === null || evidence.age_steps > stalest.age_steps) stalest = evidence;
+          }
+        }
         if (e !== null) {
           evaluations.push({
             type: 'evaluation',
@@ -197,6 +219,18 @@ export class GateReplayReader {
           'the gap file (are both from the same run, and complete?)',
       );
     }
+    const cited = decisive !== null && decisive.age_steps > 0 ? decisive : stalest;
+    const cadence =
+      cited === null
+        ? null
+        : cadenceWarning({
+            windowSize: gate.config.windowSize,
+            gapsPerValidation: typicalGapsPerValidation(stepsPerValidation),
+            stale,
+            evaluations: evaluations.length,
+            cited,
+          });
+    if (cadence !== null) warnings.push(cadence);
     const summary: SummaryLine = {
       type: 'summary',
       retired: gate.retired,
@@ -213,6 +247,7 @@ export class GateReplayReader {
       ...(logTriggerStep === undefined
         ? {}
         : { log_trigger_step: logTriggerStep, agrees_with_log: logTriggerStep === gate.triggerStep }),
+      ...(decisive === null ? {} : { evidence: decisive }),
       ...(placeholders > 0 ? { placeholder_gaps_ignored: placeholders } : {}),
       ...(warnings.length > 0 ? { warnings } : {}),
     };

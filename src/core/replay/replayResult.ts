@@ -1,5 +1,6 @@
 // What a replay produces: one line per evaluated window, then a summary; and how those lines are printed.
 import type { GatedScheduleKind } from '../methodVocabulary';
+import type { GateEvidence } from '../retirementGate';
 
 export interface EvaluationLine {
   readonly type: 'evaluation';
@@ -35,6 +36,9 @@ export interface SummaryLine {
   /** Present only when the log carries retire_opd/trigger_step: the run's own trigger (null: never retired). */
   readonly log_trigger_step?: number | null;
   readonly agrees_with_log?: boolean;
+  /** Present once a window was evaluated: what the decision compared — the evaluation that retired the teacher, else
+   *  the latest — and how old its window was (windowCadence.ts words it). */
+  readonly evidence?: GateEvidence;
   /** Present only when > 0: gaps the replay needed but the log holds only as post-retirement placeholders. */
   readonly placeholder_gaps_ignored?: number;
   /** Present only when not empty: things about the input the user should know (also printed on stderr). */
