@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { WorkerRequest, WorkerResponse } from '../../src/app/worker/protocol';
-import { INITIAL_RUN_STATE, LOG_LIMIT, reduceRun, type RunState } from '../../src/app/train/liveRunState';
+import { INITIAL_RUN_STATE, isActive, LOG_LIMIT, reduceRun, type RunState } from '../../src/app/train/liveRunState';
 import { CONFIG, ev, evaluation, studentStep, summary } from './runFixtures';
 
 const sent = (s: RunState, request: WorkerRequest) => reduceRun(s, { type: 'sent', request });
@@ -137,6 +137,25 @@ describe('the run reducer', () => {
     });
     expect(failed.status).toBe('failed');
     expect(failed.error?.name).toBe('BackendUnavailableError');
+  });
+
+  it('ends interrupted, not failed, when browser storage filled up — the runs table’s word — and logs its riders so', () => {
+    const message = 'browser storage is full while saving run r-1 (DataError: Failed to write blobs (IOError)): …';
+    const s = got(
+      started(),
+      { type: 'ride', id: 7, runId: 'r-opd', end: 'interrupted', step: 9, reason: message },
+      { type: 'failed', id: 7, error: { name: 'StorageQuotaError', message } },
+    );
+    expect(s.status).toBe('interrupted');
+    expect(isActive(s.status)).toBe(false);
+    expect(s.rides).toEqual([{ runId: 'r-opd', end: 'interrupted', step: 9 }]);
+    expect(s.log.slice(-2)).toEqual([
+      {
+        level: 'info',
+        text: `run r-opd stopped with this run when browser storage filled up; continue it from its last checkpoint (${message})`,
+      },
+      { level: 'error', text: `StorageQuotaError: ${message}` },
+    ]);
   });
 
   it('logs where each rider left the run, and ignores riders of another run', () => {

@@ -194,6 +194,67 @@ describe.each(BACKENDS)('a population in the tab’s queue on %s', (backend) => 
   );
 
   it.runIf(backend === 'wasm')(
+    'leaves the riders of a leader cut off by a full storage interrupted, each resumed from its own checkpoint',
+    async () => {
+      // the storage refuses one write as Chromium does on a full disk: the leader's checkpoint after student step 10,
+      // while OPD throughout still rides (it leaves at the trigger, step 10, once step 11 begins)
+      const repo = new MemoryRunRepository();
+      const checkpoints = repo.checkpoints.bind(repo);
+      let refused = false;
+      repo.checkpoints = (runId) => {
+        const store = checkpoints(runId);
+        return {
+          ...store,
+          write: async (name, files) => {
+            if (name === 'student-000010' && !refused) {
+              refused = true;
+              throw Object.assign(new Error('Failed to write blobs (IOError)'), { name: 'DataError' });
+            }
+            return store.write(name, files);
+          },
+        };
+      };
+      const pop = setup(repo);
+      let saved: RunQueue | null = null;
+      const save = (q: RunQueue) => {
+        saved = q;
+      };
+      const queue = createQueue(SMOKE, [], backend, [0], AXES, 1, 4);
+      await expect(runQueue(queue, repo, pop.runs, save)).rejects.toThrow(/browser storage is full/);
+      expect(refused).toBe(true);
+      const first = saved! as RunQueue;
+      expect(first.state).toBe('paused');
+      const byLabel = async (label: string) =>
+        (await repo.listRuns()).find((r) => r.queueId === queue.id && r.label === label)!;
+      const [leader, never] = [await byLabel(queue.items[0]!.label), await byLabel(queue.items[1]!.label)];
+      const full =
+        /^browser storage is full while .* delete runs in the runs table \(or free disk space\) and continue$/;
+      // the leader and its rider alike: interrupted with what to do, each at its own last stored checkpoint
+      for (const r of [leader, never]) {
+        expect(r.status, r.label!).toBe('interrupted');
+        expect(r.error, r.label!).toMatch(full);
+        expect(await repo.checkpoints(r.id).latest(), r.label!).toBe('student-000005');
+      }
+      expect(pop.runStore.getState().status).toBe('interrupted');
+      pop.starts.length = 0;
+      // room made: the queue goes on, every member from its own stored run — none starts from scratch
+      const resumed = await runQueue(first, repo, pop.runs, save);
+      expect(resumed.state).toBe('done');
+      const starts = pop.starts.map((s) => (s.type === 'start' ? s.record : null));
+      expect(starts.filter((r) => r?.runId === never.id)).toEqual([{ runId: never.id, resume: true }]);
+      expect(starts.filter((r) => r?.runId === leader.id)).toEqual([{ runId: leader.id, resume: true }]);
+      for (const item of aloneQueue.items) {
+        sameNumbers(
+          await storedRun(repo, resumed, item.label),
+          await storedRun(alone.repo, aloneQueue, item.label),
+          item.label,
+        );
+      }
+    },
+    600_000,
+  );
+
+  it.runIf(backend === 'wasm')(
     'keeps no stored run of a rider whose leader was stopped before its student stage, and takes it along on resume',
     async () => {
       const pop = setup();

@@ -437,7 +437,15 @@ export function createRunsStore(
     }
     if (wasActive && !active) {
       const ended = ownLock?.runId ?? null;
-      const failed = s.status === 'failed' && s.recordId !== null ? { id: s.recordId, error: s.error } : null;
+      // ended without a summary: failed, or interrupted by a full browser storage (its riders with it)
+      const failed =
+        (s.status === 'failed' || s.status === 'interrupted') && s.recordId !== null
+          ? {
+              id: s.recordId,
+              error: s.error,
+              riders: s.rides.filter((x) => x.end === 'interrupted').map((x) => x.runId),
+            }
+          : null;
       void (async () => {
         // a run that failed before the worker could save anything (no backend, storage did not open) is marked here
         if (failed) {
@@ -455,6 +463,12 @@ export function createRunsStore(
               error,
               updatedAt: now(),
             });
+          // riders the worker could not mark (the storage refused that write too): interrupted with their leader
+          for (const id of full ? failed.riders : []) {
+            const rider = await r.getRun(id);
+            if (rider && rider.status === 'running')
+              await r.putRun({ ...rider, status: 'interrupted', error, updatedAt: now() });
+          }
         }
         await store.getState().refresh();
       })()

@@ -16,9 +16,28 @@ import {
 
 export { LOG_LIMIT, type LogEntry, type TrainedStage } from '../../core/runLog/runLogFold';
 
-/** 'pausing': asked to pause, not yet held (the worker holds the run at its next step boundary or rollout). */
+/**
+ * 'pausing': asked to pause, not yet held (the worker holds the run at its next step boundary or rollout).
+ * 'interrupted': browser storage filled up — the run is stored interrupted, continuable from its last stored
+ * checkpoint (the runs table's word for it too).
+ */
 export type RunStatus =
-  'idle' | 'starting' | 'running' | 'pausing' | 'paused' | 'stopping' | 'completed' | 'stopped' | 'failed';
+  | 'idle'
+  | 'starting'
+  | 'running'
+  | 'pausing'
+  | 'paused'
+  | 'stopping'
+  | 'completed'
+  | 'stopped'
+  | 'interrupted'
+  | 'failed';
+
+/**
+ * The worker ends a run whose writes the browser refused for want of room with this error name (runRepository.ts's
+ * StorageQuotaError, made by asStorageFull): the run is interrupted, not failed.
+ */
+export const STORAGE_FULL_ERROR = 'StorageQuotaError';
 
 /** What the page knows of one run: the run log folded from the trainer's events (core/runLog/runLogFold.ts), and
  * the page's own view of the run — its request id, stored record, status, config and backend. */
@@ -172,7 +191,7 @@ function onReceived(state: RunState, response: WorkerResponse): RunState {
     case 'failed':
       return {
         ...state,
-        status: 'failed',
+        status: response.error.name === STORAGE_FULL_ERROR ? 'interrupted' : 'failed',
         error: response.error,
         log: addLog(state, { level: 'error', text: `${response.error.name}: ${response.error.message}` }),
       };
@@ -190,6 +209,8 @@ function rideText(r: Extract<WorkerResponse, { type: 'ride' }>): string {
       return `run ${r.runId} stopped with this run at student step ${r.step ?? 0}`;
     case 'lost':
       return `run ${r.runId} rode along a run that failed; it runs alone (${r.reason})`;
+    case 'interrupted':
+      return `run ${r.runId} stopped with this run when browser storage filled up; continue it from its last checkpoint (${r.reason})`;
     case 'unasked':
       return `run ${r.runId} did not ride (${r.reason}); it will start on its own`;
     default:

@@ -82,10 +82,12 @@ export interface RiderLink {
 /**
  * How a rider's ride ended: `detached` (it left the leader after student step `step` and is stored with the
  * checkpoint to continue from), `stopped` (the leader was stopped: it wrote its own interrupt checkpoint),
- * `lost` (the leader failed: its stored run is marked failed, to be run alone), `unasked` (the leader ended
- * before its student stage began, or began it mid-stage: nothing rode; its empty stored run is deleted).
+ * `lost` (the leader failed: its stored run is marked failed, to be run alone), `interrupted` (browser storage
+ * filled up under the leader: like the leader, it is stored interrupted, continuable from its own last stored
+ * checkpoint), `unasked` (the leader ended before its student stage began, or began it mid-stage: nothing rode;
+ * its empty stored run is deleted).
  */
-export type RideEnd = 'detached' | 'stopped' | 'lost' | 'unasked';
+export type RideEnd = 'detached' | 'stopped' | 'lost' | 'interrupted' | 'unasked';
 
 export type WorkerResponse =
   /** the request was accepted (for 'start': the run begins; events follow) */

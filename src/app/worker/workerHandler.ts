@@ -186,13 +186,19 @@ export function createWorkerHandler(post: (message: WorkerResponse) => void, dep
         continuation: request.record?.continuation === true,
       });
       control.attach(trainer);
+      let failure: { error: unknown } | null = null;
       try {
         await trainer.run();
+      } catch (error) {
+        failure = { error };
       } finally {
         trainer.dispose();
-        await riders?.finish();
-        await recorder?.flush();
       }
+      // a full browser storage ends the riders still riding as it ends the leader: interrupted, continuable
+      const full = failure ? asStorageFull(failure.error, `saving run ${request.record?.runId ?? ''}`) : null;
+      await riders?.finish(full !== null && isStorageFull(full) ? errorMessage(full) : null);
+      await recorder?.flush();
+      if (failure) throw failure.error;
       batch.flush();
       if (end.done === null) throw new Error('the trainer ended without a summary');
       return { type: 'events', id, events: [end.done] };

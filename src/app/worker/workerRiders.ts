@@ -5,6 +5,8 @@
 // the events and lines its run made alone would, and its own checkpoints. Where it leaves, its state after the last
 // shared step is stored as its checkpoint and the run is marked to continue from there (RunRecorder.detach); the
 // page's queue then continues it alone, unannounced (`continuation`), so its stored log equals the run made alone.
+// Where the leader fails, each rider still riding is marked failed (to be run alone from scratch) — unless browser
+// storage filled up: then, like the leader, each is stored 'interrupted', continuable from its own last checkpoint.
 import { checkpointName } from '../../core/runLog/checkpointName';
 import { foldPosition } from '../../core/runLog/runLogFold';
 import type { BackendName } from '../../engine/backend';
@@ -28,6 +30,10 @@ export class WorkerRiders {
   /** the riders' end writes (checkpoints, records), awaited by finish() */
   private writes: Promise<void>[] = [];
   private finished: Promise<void> | null = null;
+  /** riders whose leader failed while they rode: failed or interrupted once finish() knows why */
+  private lost: { riding: Riding; reason: string }[] = [];
+  /** riders whose ride ended (left, stopped or lost) */
+  private ended = new Set<Riding>();
 
   constructor(
     private readonly repo: RunRepository,
@@ -98,13 +104,18 @@ export class WorkerRiders {
     };
   }
 
-  /** After the leader's run: riders never asked are deleted; every rider's stored run is final once this resolves. */
-  finish(): Promise<void> {
-    this.finished ??= this.settle();
+  /**
+   * After the leader's run: riders never asked are deleted; every rider's stored run is final once this resolves.
+   * `storageFull`: the leader ended because browser storage filled up (the message says what to do) — the riders
+   * still riding then end 'interrupted' with it, each continuable from its own last stored checkpoint. Only the
+   * first call's argument counts.
+   */
+  finish(storageFull: string | null = null): Promise<void> {
+    this.finished ??= this.settle(storageFull);
     return this.finished;
   }
 
-  private async settle(): Promise<void> {
+  private async settle(storageFull: string | null): Promise<void> {
     if (!this.asked)
       // nothing was trained for them: their stored runs go (the queue starts them afresh later)
       for (const link of this.links) {
@@ -112,10 +123,23 @@ export class WorkerRiders {
         this.onEnd(link.runId, 'unasked', null, 'its leader did not begin its student stage from step 0 here');
       }
     await Promise.all(this.writes);
+    if (storageFull !== null) {
+      // riders lost with their leader, and riders whose ride never began (storage filled up while they were set up)
+      for (const riding of this.riding.filter((r) => !this.ended.has(r) || this.lost.some((l) => l.riding === r))) {
+        await riding.recorder.interruptForStorage(storageFull);
+        this.onEnd(riding.link.runId, 'interrupted', riding.recorder.current.step, storageFull);
+      }
+    } else
+      for (const { riding, reason } of this.lost) {
+        await riding.recorder.fail(`its leader failed while it rode along (${reason}); it runs alone`);
+        this.onEnd(riding.link.runId, 'lost', null, reason);
+      }
     await Promise.all(this.riding.map((r) => r.recorder.flush()));
   }
 
-  private async end({ link, recorder }: Riding, outcome: FollowerEnd): Promise<void> {
+  private async end(riding: Riding, outcome: FollowerEnd): Promise<void> {
+    const { link, recorder } = riding;
+    this.ended.add(riding);
     switch (outcome.kind) {
       case 'detached': {
         const storage = this.repo.checkpoints(link.runId);
@@ -133,8 +157,8 @@ export class WorkerRiders {
         this.onEnd(link.runId, 'stopped', outcome.step, 'its leader was stopped; it stopped at the same step');
         return;
       case 'lost':
-        await recorder.fail(`its leader failed while it rode along (${outcome.reason}); it runs alone`);
-        this.onEnd(link.runId, 'lost', null, outcome.reason);
+        // why the leader failed is known only once its run is over (finish)
+        this.lost.push({ riding, reason: outcome.reason });
         return;
       default: {
         const never: never = outcome;
