@@ -25,6 +25,8 @@ export const PRECACHE_GLOBS = [
   'teachers/**/*.{json,bin}',
   // the recorded runs the Overview and the playback show (public/demo/, npm run record-demo)
   'demo/**/*.{json,jsonl,bin}',
+  // the held-out result files the "where it helps" map reads (public/outcomes/, cli/outcomeFiles.ts)
+  'outcomes/*.json',
 ];
 
 /** The largest file the service worker precaches: tfjs's bundles (a few MB each) must fit. */

@@ -3,7 +3,8 @@
 // `npm run experiment -- --preset P --set seed=… --set runtime.keepCheckpoints=0` in a child process (two at a time
 // by default, one per core), written to tmp/record-demo/<preset>/; the recording keeps the run folder's logs as the
 // CLI wrote them and the checkpoints demoCheckpoints picks. Run it again whenever the presets change (the
-// recording test, test/core/experiment/demoRecording.test.ts, says when).
+// recording test, test/core/experiment/demoRecording.test.ts, says when). It also rewrites public/demo/seed-spread.json
+// (cli/outcomeFiles.ts), where the recorded seed sits among the held-out reporting seeds.
 import { spawn } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -24,6 +25,7 @@ import {
 import { parseCheckpointName } from '../src/core/runLog/checkpointName';
 import { parseFlags } from './cliArgs';
 import { isEntryPoint, runCliMain, type CliIo } from './cliMain';
+import { writeOutcomeFiles } from './outcomeFiles';
 import { ROOT } from './presetFiles';
 
 /** The run folder's logs a recording ships (those the run wrote). */
@@ -155,6 +157,8 @@ async function recordDemo(argv: string[], io: CliIo): Promise<number> {
       `${a.preset}: trigger step ${a.triggerStep ?? '–'}, checkpoints ${a.checkpoints.join(' ')}, ${(a.bytes / 1e6).toFixed(2)} MB\n`,
     );
   io.stdout(`total ${(manifest.totalBytes / 1e6).toFixed(2)} MB in public/${DEMO_FOLDER}/ (manifest.json)\n`);
+  // the recorded seed among the reporting seeds (seed-spread.json), from the committed held-out pages
+  writeOutcomeFiles(io);
   return 0;
 }
 

@@ -64,6 +64,33 @@ describe('the guided tour', () => {
     expect(stop(8).text(facts)).toContain('test success 81.3 % against S_T = 75.0 %, 385 teacher forwards skipped.');
   });
 
+  it('places the recorded lesson among the reporting seeds at the result stop, from the shipped spread', () => {
+    const seedSpread = {
+      source: 'docs/outcomes/protocol-shell-reporting.md',
+      commit: 'e1ba75a',
+      date: '2026-12-03',
+      comparison: 'RetireOPD − OPD throughout',
+      seed: 1000,
+      thisSeed: 16.7,
+      n: 10,
+      mean: 3.6,
+      halfWidth: 11.6,
+      level: 0.95,
+      perSeed: [],
+    };
+    const facts: TourFacts = { ...NOTHING, preset: 'retire-shell', recorded: true, seedSpread };
+    expect(stop(8).text(facts)).toContain(
+      'RetireOPD − OPD throughout, this recording against the held-out reporting seeds — this seed: +16.7; ' +
+        'ten seeds: +3.6 ± 11.6 (95 % interval; no measurable difference).',
+    );
+    // a live run is not the recorded seed: only the ten seeds are stated
+    const live = stop(8).text({ ...facts, recorded: false });
+    expect(live).toContain('over the held-out reporting seeds — ten seeds: +3.6 ± 11.6');
+    expect(live).not.toContain('this seed');
+    // another preset's run is not what the spread measured
+    expect(stop(8).text({ ...facts, preset: 'smoke' })).not.toContain('reporting seeds');
+  });
+
   it('says ρ and η are undefined at the first evaluated window', () => {
     const facts = { ...NOTHING, lastEvaluation: { step: 5, rho: Number.NaN, eta: Number.NaN } };
     expect(stop(5).text(facts)).toContain('no previous window to compare with');

@@ -9,6 +9,7 @@ import {
   type DemoArmManifest,
   type DemoManifest,
 } from '../../core/experiment/demoRecording';
+import { SEED_SPREAD_FILE, seedSpreadSchema, type SeedSpread } from '../../core/experiment/seedSpread';
 import { readRecordedRun } from '../../core/runLog/recordedRunFiles';
 import type { RecordedRun } from '../../core/runLog/runPlayback';
 import { appRoot } from '../appRoot';
@@ -38,6 +39,24 @@ export function demoManifest(): Promise<DemoManifest> {
       throw e;
     });
   return manifest;
+}
+
+let spread: Promise<SeedSpread> | null = null;
+
+/** Where the recorded seed sits among the reporting seeds (seed-spread.json beside the manifest, generated from the
+ *  held-out page by cli/outcomeFiles.ts). */
+export function demoSeedSpread(): Promise<SeedSpread> {
+  spread ??= fetchOk(demoUrl(SEED_SPREAD_FILE))
+    .then(async (r) => {
+      const parsed = seedSpreadSchema.safeParse(await r.json());
+      if (!parsed.success) throw new Error(`${demoUrl(SEED_SPREAD_FILE)}: ${parsed.error.issues[0]?.message ?? '?'}`);
+      return parsed.data;
+    })
+    .catch((e: unknown) => {
+      spread = null;
+      throw e;
+    });
+  return spread;
 }
 
 const recordings = new Map<DemoArm, Promise<DemoRecording>>();

@@ -10,6 +10,7 @@ import { runStore, useRun } from '../train/liveRun';
 import { isActive } from '../train/liveRunState';
 import { TOUR } from './tour';
 import { tourFacts } from './tourFacts';
+import { useSeedSpread } from '../demo/SeedSpreadLine';
 import { tourLive, tourOnRecording } from './tourPlayback';
 import { usePlayback } from '../train/playbackStore';
 import './teaching.css';
@@ -71,7 +72,8 @@ function TourCard({
 }) {
   const stop = TOUR[index];
   const recorded = usePlayback((p) => p.source !== null);
-  const facts = { ...tourFacts(useRun((s) => s)), recorded };
+  const seedSpread = useSeedSpread();
+  const facts = { ...tourFacts(useRun((s) => s)), recorded, seedSpread };
   const [top, setTop] = useState(12);
   // bumped once the view has rendered after a move, so that the card re-reads whether its target is there
   const [, setRendered] = useState(0);

@@ -4,6 +4,7 @@
 // does not exist yet. Every claim about the run on screen is computed from that run (TourFacts); where the run has
 // not got there, the stop asks the class a question instead of asserting an outcome.
 
+import { type SeedSpread, seedsText, seedSpreadText } from '../../core/experiment/seedSpread';
 import { frameOf, lastFrame, type PlaybackTimeline } from '../../core/runLog/runPlayback';
 
 export interface TourFacts {
@@ -25,6 +26,8 @@ export interface TourFacts {
   readonly triggerStep: number | null;
   /** the finished run's test success (0–1) and teacher forwards skipped, or null before the run ends */
   readonly result: { readonly testSuccess: number; readonly forwardsSkipped: number } | null;
+  /** the recorded lesson's seed among the reporting seeds (public/demo/seed-spread.json), once loaded */
+  readonly seedSpread?: SeedSpread | null;
 }
 
 export interface TourStop {
@@ -50,6 +53,15 @@ export type RecordedMoment = 'start' | 'sft-end' | 'student-start' | 'before-ret
 /** A signed number as the class reads it off a chart: −0.10, +0.17. */
 export const signed = (x: number, digits = 2): string => `${x < 0 ? '−' : '+'}${Math.abs(x).toFixed(digits)}`;
 const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
+
+/** The held-out seeds beside the run on screen: one seed is not the typical seed (shell's lesson only). */
+function spreadClaim(f: TourFacts): string {
+  const s = f.seedSpread;
+  if (!s || f.preset !== 'retire-shell') return '';
+  return f.recorded
+    ? ` ${s.comparison}, this recording against the held-out reporting seeds — ${seedSpreadText(s)}.`
+    : ` ${s.comparison} over the held-out reporting seeds — ${seedsText(s)}.`;
+}
 
 function cosineClaim(f: TourFacts): string {
   const first = f.cosine[0];
@@ -182,7 +194,8 @@ export const TOUR: readonly TourStop[] = [
         ? `This run: test success ${pct(f.result.testSuccess)}` +
           (f.teacherPerformance !== null ? ` against S_T = ${pct(f.teacherPerformance)}` : '') +
           `, ${f.result.forwardsSkipped} teacher forwards skipped.`
-        : 'Ask the class: will the retired student end above or below S_T? Compare with opd-shell (OPD throughout).'),
+        : 'Ask the class: will the retired student end above or below S_T? Compare with opd-shell (OPD throughout).') +
+      spreadClaim(f),
     view: 'train',
     target: '[aria-label="run summary"]',
     waitFor: 'The summary appears when the run finishes.',

@@ -1,0 +1,174 @@
+// "Where RetireOPD helps": the paired difference RetireOPD − OPD throughout (test success, points, by seed) per cell
+// of environment × teacher error level (env.misleadingSkillFraction) — a sparse map. Its cells come from the
+// committed held-out pages (shipped as public/outcomes/where-it-helps.json by cli/outcomeFiles.ts) and from the
+// user's own stored runs: a RetireOPD run (student.schedule adaptive) and an OPD-throughout run (never) whose
+// configs are equal but for the schedule pair up on their seed.
+import { z } from 'zod';
+import type { OutcomePage } from './outcomePage';
+import { seedInterval } from './seedStatistics';
+import { intervalWords, signedPoints } from './seedSpread';
+
+/** The shipped file's path under public/. */
+export const HELPS_MAP_FILE = 'outcomes/where-it-helps.json';
+
+const cellSchema = z.strictObject({
+  env: z.string(),
+  /** the teacher's error level: the fraction of skill entries that point the wrong way */
+  misleadingFraction: z.number().min(0).max(1),
+  /** where the numbers come from: a page path, or "your runs" */
+  source: z.string(),
+  n: z.number().int().min(0),
+  /** mean paired difference, points */
+  mean: z.number(),
+  /** half-width of the 95 % t-interval, points; null where the source gives no interval */
+  halfWidth: z.number().nonnegative().nullable(),
+  /** per-seed differences where the source lists them */
+  perSeed: z.array(z.strictObject({ seed: z.number().int(), difference: z.number() })).nullable(),
+  /** why a number is missing or how it was read, in words */
+  note: z.string(),
+  /** the stored runs behind a cell of the user's own runs (RetireOPD and OPD ids, by seed) */
+  runIds: z.array(z.string()),
+});
+export type HelpsCell = z.infer<typeof cellSchema>;
+
+export const helpsMapSchema = z.strictObject({
+  comparison: z.literal('RetireOPD − OPD throughout'),
+  unit: z.literal('points'),
+  level: z.number(),
+  pages: z.array(z.strictObject({ file: z.string(), commit: z.string(), date: z.string() })),
+  cells: z.array(cellSchema),
+});
+export type HelpsMap = z.infer<typeof helpsMapSchema>;
+
+const RETIRE = 'RetireOPD (adaptive gate)';
+const RETIRE0 = 'RetireOPD, no misleading skills';
+const OPD0 = 'OPD throughout, no misleading skills';
+
+/**
+ * A page's cells: at the preset's own misleading fraction, its "RetireOPD − OPD throughout" line (interval and
+ * per-seed values as printed); at fraction 0, the two no-misleading arms' means on the same seeds (the page lists
+ * no per-seed values for them, so no interval).
+ */
+export function pageCells(page: OutcomePage, file: string, presetFraction: number): HelpsCell[] {
+  const cells: HelpsCell[] = [];
+  const line = page.paired.find((p) => p.arm === 'OPD throughout');
+  if (line) {
+    cells.push({
+      env: page.env,
+      misleadingFraction: presetFraction,
+      source: file,
+      n: line.n,
+      mean: line.mean,
+      halfWidth: line.halfWidth,
+      perSeed: line.perSeed.map((p) => ({ ...p })),
+      note: 'paired by seed, as the page prints it',
+      runIds: [],
+    });
+  }
+  const retire = page.rows.find((r) => r.arm === RETIRE);
+  const r0 = page.rows.find((r) => r.arm === RETIRE0);
+  const o0 = page.rows.find((r) => r.arm === OPD0);
+  if (retire && r0 && o0 && r0.n === retire.n && o0.n === retire.n) {
+    cells.push({
+      env: page.env,
+      misleadingFraction: 0,
+      source: file,
+      n: r0.n,
+      mean: Math.round(10 * (r0.mean - o0.mean)) / 10,
+      halfWidth: null,
+      perSeed: null,
+      note: 'difference of the two arms’ means on the same seeds; the page lists no per-seed values for them, so no interval',
+      runIds: [],
+    });
+  }
+  return cells;
+}
+
+/** Of several pages' cells, the one with the most seeds per (env, fraction) — a later page on ties. */
+export function bestCells(cells: readonly HelpsCell[]): HelpsCell[] {
+  const best = new Map<string, HelpsCell>();
+  for (const c of cells) {
+    const key = cellKey(c);
+    const held = best.get(key);
+    if (!held || c.n >= held.n) best.set(key, c);
+  }
+  return [...best.values()].sort((a, b) => a.env.localeCompare(b.env) || a.misleadingFraction - b.misleadingFraction);
+}
+
+export const cellKey = (c: { env: string; misleadingFraction: number }): string => `${c.env}@${c.misleadingFraction}`;
+
+/** A stored run as the map needs it: its config's parts and its final test success (0–1), null until it ends. */
+export interface MapRun {
+  readonly id: string;
+  readonly config: {
+    readonly seed: number;
+    readonly env: { readonly name: string; readonly misleadingSkillFraction: number };
+    readonly student: { readonly schedule: string };
+  };
+  readonly testSuccess: number | null;
+}
+
+/** The config without the keys a cell varies or pairs on (name, seed, student.schedule), as one comparable text. */
+function baseKey(config: MapRun['config']): string {
+  const { seed: _seed, name: _name, ...rest } = config as MapRun['config'] & { name?: unknown };
+  const { schedule: _schedule, ...student } = rest.student as Record<string, unknown>;
+  return JSON.stringify({ ...rest, student }, (_k, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)))
+      : v,
+  );
+}
+
+/** The user's runs as cells: per base config, RetireOPD − OPD throughout on each seed both finished. */
+export function runCells(runs: readonly MapRun[]): HelpsCell[] {
+  const groups = new Map<string, { retire: Map<number, MapRun>; opd: Map<number, MapRun> }>();
+  for (const run of runs) {
+    if (run.testSuccess === null || !Number.isFinite(run.testSuccess)) continue;
+    const arm =
+      run.config.student.schedule === 'adaptive' ? 'retire' : run.config.student.schedule === 'never' ? 'opd' : null;
+    if (arm === null) continue;
+    const key = baseKey(run.config);
+    const g = groups.get(key) ?? { retire: new Map(), opd: new Map() };
+    g[arm].set(run.config.seed, run);
+    groups.set(key, g);
+  }
+  const cells: HelpsCell[] = [];
+  for (const g of groups.values()) {
+    const seeds = [...g.retire.keys()].filter((s) => g.opd.has(s)).sort((a, b) => a - b);
+    if (seeds.length === 0) continue;
+    const perSeed = seeds.map((seed) => ({
+      seed,
+      difference: 100 * ((g.retire.get(seed)!.testSuccess as number) - (g.opd.get(seed)!.testSuccess as number)),
+    }));
+    const interval = seedInterval(perSeed.map((p) => p.difference));
+    const first = g.retire.get(seeds[0] as number)!.config;
+    cells.push({
+      env: first.env.name,
+      misleadingFraction: first.env.misleadingSkillFraction,
+      source: 'your runs',
+      n: seeds.length,
+      mean: interval.mean,
+      halfWidth: Number.isFinite(interval.halfWidth) ? interval.halfWidth : null,
+      perSeed,
+      note: seeds.length < 2 ? 'one seed: no interval' : 'paired by seed over your finished runs',
+      runIds: seeds.flatMap((s) => [g.retire.get(s)!.id, g.opd.get(s)!.id]),
+    });
+  }
+  return bestCells(cells);
+}
+
+export type CellSign = 'higher' | 'lower' | 'null' | 'no interval';
+
+/** Coloured by sign only when the interval excludes 0; grey (null) otherwise; no interval is its own grey. */
+export function cellSign(c: HelpsCell): CellSign {
+  if (c.halfWidth === null || c.n < 2) return 'no interval';
+  if (c.mean - c.halfWidth > 0) return 'higher';
+  if (c.mean + c.halfWidth < 0) return 'lower';
+  return 'null';
+}
+
+/** "+3.6 ± 11.6 (n = 10; no measurable difference)", or "−13.9 (n = 10; no interval)". */
+export function cellText(c: HelpsCell): string {
+  if (c.halfWidth === null || c.n < 2) return `${signedPoints(c.mean)} (n = ${c.n}; no interval)`;
+  return `${signedPoints(c.mean)} ± ${c.halfWidth.toFixed(1)} (n = ${c.n}; ${intervalWords(c.mean, c.halfWidth, c.n)})`;
+}

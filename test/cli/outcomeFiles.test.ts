@@ -1,0 +1,39 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { outcomeFiles } from '../../cli/outcomeFiles';
+import { ROOT } from '../../cli/presetFiles';
+import { helpsMapSchema } from '../../src/core/experiment/helpsMap';
+import { seedSpreadSchema } from '../../src/core/experiment/seedSpread';
+
+const files = outcomeFiles();
+const shipped = (path: string): string => readFileSync(join(ROOT, path), 'utf8');
+
+describe('the shipped held-out result files', () => {
+  it('are what the committed protocol pages make now (regenerate: node --import tsx cli/outcomeFiles.ts)', () => {
+    expect(files.map((f) => f.path)).toEqual(['public/demo/seed-spread.json', 'public/outcomes/where-it-helps.json']);
+    for (const f of files) expect(shipped(f.path), f.path).toBe(f.text);
+  });
+
+  it('place the recorded seed among the ten shell reporting seeds, as the shell page prints them', () => {
+    const s = seedSpreadSchema.parse(JSON.parse(shipped('public/demo/seed-spread.json')));
+    expect(s).toMatchObject({ seed: 1000, thisSeed: 16.7, n: 10, mean: 3.6, halfWidth: 11.6 });
+    expect(s.source).toBe('docs/outcomes/protocol-shell-reporting.md');
+  });
+
+  it('hold one cell per environment and misleading fraction the pages cover', () => {
+    const m = helpsMapSchema.parse(JSON.parse(shipped('public/outcomes/where-it-helps.json')));
+    expect(
+      m.cells.map(
+        (c) => `${c.env}@${c.misleadingFraction} ${c.mean}${c.halfWidth === null ? '' : ` ± ${c.halfWidth}`}`,
+      ),
+    ).toEqual([
+      'house@0 -7.2',
+      'house@0.2 -0.4 ± 2.9',
+      'shell@0 -13.9',
+      'shell@0.375 3.6 ± 11.6',
+      'shop@0 -7.9',
+      'shop@0.2 -4.6 ± 3.9',
+    ]);
+  });
+});

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import {
+  cellSign,
+  cellText,
+  type HelpsCell,
+  type MapRun,
+  pageCells,
+  runCells,
+} from '../../../src/core/experiment/helpsMap';
+import { parseOutcomePage } from '../../../src/core/experiment/outcomePage';
+
+const cell = (over: Partial<HelpsCell>): HelpsCell => ({
+  env: 'shell',
+  misleadingFraction: 0.375,
+  source: 'p.md',
+  n: 10,
+  mean: 3.6,
+  halfWidth: 11.6,
+  perSeed: null,
+  note: '',
+  runIds: [],
+  ...over,
+});
+
+const run = (id: string, seed: number, schedule: string, success: number | null, fraction = 0.375): MapRun => ({
+  id,
+  config: { seed, env: { name: 'shell', misleadingSkillFraction: fraction }, student: { schedule } },
+  testSuccess: success,
+});
+
+describe('the where-it-helps map', () => {
+  it('colours a cell by sign only when its interval excludes 0', () => {
+    expect(cellSign(cell({}))).toBe('null');
+    expect(cellSign(cell({ mean: -4.6, halfWidth: 3.9 }))).toBe('lower');
+    expect(cellSign(cell({ mean: 51, halfWidth: 10.6 }))).toBe('higher');
+    expect(cellSign(cell({ halfWidth: null }))).toBe('no interval');
+    expect(cellSign(cell({ n: 1, halfWidth: 0 }))).toBe('no interval');
+  });
+
+  it('words each cell, a null as "no measurable difference"', () => {
+    expect(cellText(cell({}))).toBe('+3.6 ± 11.6 (n = 10; no measurable difference)');
+    expect(cellText(cell({ mean: -4.6, halfWidth: 3.9 }))).toBe('−4.6 ± 3.9 (n = 10; RetireOPD measurably lower)');
+    expect(cellText(cell({ mean: -13.9, halfWidth: null }))).toBe('−13.9 (n = 10; no interval)');
+  });
+
+  it('makes a page’s cells: its paired line at the preset’s fraction, the no-misleading arms at 0', () => {
+    const text = [
+      '# Protocol: house, reporting seeds 1000–1009',
+      'Commit f3eb6cc, 2026-12-03. Command:',
+      '| RetireOPD (adaptive gate) | 2 | 92.0 ± 3.1 | — | — |',
+      '| RetireOPD, no misleading skills | 2 | 89.6 ± 12.0 | +2.3 ± 10.9 | 1 of 2 | — |',
+      '| OPD throughout, no misleading skills | 2 | 96.8 ± 4.8 | −4.9 ± 6.6 | 0 of 2 | — |',
+      'RetireOPD − OPD throughout: −0.4 ± 2.9 points over 2 seeds; RetireOPD is higher on 1 of 2 (per seed: 1000: −2.1, 1001: +4.0).',
+    ].join('\n');
+    const cells = pageCells(parseOutcomePage(text, 'h.md'), 'h.md', 0.2);
+    expect(cells.map((c) => [c.env, c.misleadingFraction, c.mean, c.halfWidth, c.n])).toEqual([
+      ['house', 0.2, -0.4, 2.9, 2],
+      // 89.6 − 96.8, no per-seed values on the page: no interval
+      ['house', 0, -7.2, null, 2],
+    ]);
+  });
+
+  it('pairs the user’s finished runs on the seed when their configs differ only in the schedule', () => {
+    const cells = runCells([
+      run('r1', 1, 'adaptive', 0.7),
+      run('o1', 1, 'never', 0.6),
+      run('r2', 2, 'adaptive', 0.5),
+      run('o2', 2, 'never', 0.6),
+      run('r3', 3, 'adaptive', 0.9), // no OPD partner: left out
+      run('o4', 4, 'never', null), // not finished: left out
+      run('g1', 1, 'none', 0.1), // pure GRPO: not an arm of this map
+      run('x1', 1, 'adaptive', 0.8, 0), // another fraction, no partner
+    ]);
+    expect(cells).toHaveLength(1);
+    const c = cells[0]!;
+    expect(c).toMatchObject({ env: 'shell', misleadingFraction: 0.375, n: 2, source: 'your runs' });
+    // differences +10 and −10 points: mean 0, sd = √200, half-width t(0.975, 1) · sd / √2 = 12.7062 · 10
+    expect(c.mean).toBeCloseTo(0, 10);
+    expect(c.halfWidth).toBeCloseTo(127.062, 2);
+    expect(c.runIds).toEqual(['r1', 'o1', 'r2', 'o2']);
+  });
+});
