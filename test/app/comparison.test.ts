@@ -6,7 +6,6 @@ import {
   comparisonCsv,
   comparisonMarkdown,
   comparisonMarkdownFile,
-  emaSmooth,
   identicalUntil,
   groupByPoint,
   comparisonCells,
@@ -195,21 +194,6 @@ describe('comparing stored runs', () => {
     expect(identicalUntil(a, [...a])).toEqual({ until: 3, whole: true });
     expect(identicalUntil(a, [{ x: 1, y: 0.4 }])).toBeNull();
     expect(identicalUntil(a, a.slice(0, 2))).toEqual({ until: 2, whole: false });
-  });
-
-  it('smooths as TensorBoard does: a debiased exponential moving average', () => {
-    const pts = [
-      { x: 1, y: 1 },
-      { x: 2, y: 3 },
-      { x: 3, y: 0 },
-    ];
-    // w = 0.5: last = 0.5, 1.75, 0.875; debias 1 − 0.5^n = 0.5, 0.75, 0.875 → 1, 7/3, 1
-    const s = emaSmooth(pts, 0.5);
-    expect(s.map((p) => p.x)).toEqual([1, 2, 3]);
-    expect(s[0]!.y).toBeCloseTo(1, 12);
-    expect(s[1]!.y).toBeCloseTo(7 / 3, 12);
-    expect(s[2]!.y).toBeCloseTo(1, 12);
-    expect(emaSmooth(pts, 0)).toEqual(pts);
   });
 
   it('draws mean ± sample std per step over seeds, using the runs that have the step', () => {

@@ -9,6 +9,7 @@ import {
   CartesianGrid,
   ComposedChart,
   Line,
+  ReferenceArea,
   ReferenceLine,
   ResponsiveContainer,
   Tooltip,
@@ -20,14 +21,17 @@ import { saveFigure } from '../charts/chartExport';
 import { fitRange, isRateMetric } from '../../core/axisRange';
 import { FIGURE_HEIGHT, FIGURE_WIDTH, lineFigureSvg } from '../../core/lineFigure';
 import { usePresetCatalog } from '../train/usePresetCatalog';
-import { CHART_GRID, CHART_MARGIN, SERIES_COLORS, STEP_AXIS, VALUE_AXIS } from '../charts/chartFrame';
+import { CHART_COLORS, CHART_GRID, CHART_MARGIN, SERIES_COLORS, STEP_AXIS, VALUE_AXIS } from '../charts/chartFrame';
+import { ChartViewControls, ChartViewProvider, useChartView } from '../charts/chartView';
+import { ChartReadout, ChartValuesTable, useChartPointer } from '../charts/ChartReadout';
+import { logRange, positivePart } from '../charts/chartScale';
+import { emaSmooth } from '../../core/emaSmoothing';
 import { Select } from '../Select';
 import { validationCurve } from '../../core/experiment/comparison';
 import {
   comparisonCsv,
   comparisonMarkdown,
   comparisonMarkdownFile,
-  emaSmooth,
   groupByPoint,
   identicalUntil,
   comparisonCells,
@@ -68,14 +72,24 @@ function useMetrics(runs: readonly RunRecord[]): Map<string, StoredMetrics[]> {
   return data;
 }
 
+/** The compare view, its chart read with the smoothing (0.6 to start, as TensorBoard), scale and zoom it shows. */
 export function CompareView() {
+  return (
+    <ChartViewProvider smoothing={0.6}>
+      <CompareRuns />
+    </ChartViewProvider>
+  );
+}
+
+function CompareRuns() {
   const all = useRuns((s) => s.runs);
   const selectedIds = useRuns((s) => s.selected);
   const runs = useMemo(() => all.filter((r) => selectedIds.includes(r.id)), [all, selectedIds]);
   const metrics = useMetrics(runs);
   const [stage, setStage] = useState<TrainedStage>('student');
   const [metric, setMetric] = useState<string>(METRIC.rolloutSuccessRate);
-  const [smoothing, setSmoothing] = useState(0.6);
+  const view = useChartView();
+  const { smoothing, logY } = view;
   const figure = useRef<HTMLElement>(null);
 
   const keys = useMemo(() => variedKeys(runs), [runs]);
@@ -87,14 +101,12 @@ export function CompareView() {
   }, [metrics, stage]);
   const groups = useMemo(() => {
     return groupByPoint(runs, keys).map((g, i) => {
-      const series = g.runs.map((r) =>
-        emaSmooth(
-          finitePoints(
-            (metrics.get(r.id) ?? []).filter((m) => m.stage === stage).map((m) => ({ x: m.step, y: m.line[metric] })),
-          ),
-          smoothing,
+      const raw = g.runs.map((r) =>
+        finitePoints(
+          (metrics.get(r.id) ?? []).filter((m) => m.stage === stage).map((m) => ({ x: m.step, y: m.line[metric] })),
         ),
       );
+      const series = smoothing > 0 ? raw.map((s) => emaSmooth(s, smoothing)) : raw;
       const band = meanBand(series);
       return {
         label: g.label,
@@ -102,6 +114,8 @@ export function CompareView() {
         /** the mean at every step, before downsampling: what "identical" compares */
         full: band.map((b) => ({ x: b.x, y: b.mean })),
         mean: downsampleSeries(band.map((b) => ({ x: b.x, y: b.mean }))),
+        /** the mean of the unsmoothed values, drawn faint behind the smoothed mean (null when not smoothing) */
+        rawMean: smoothing > 0 ? downsampleSeries(meanBand(raw).map((b) => ({ x: b.x, y: b.mean }))) : null,
         band: band.length > 400 ? band.filter((_, j) => j % Math.ceil(band.length / 400) === 0) : band,
         triggers: g.runs.flatMap((r) => (r.triggerStep === null ? [] : [{ id: r.id, x: r.triggerStep }])),
       };
@@ -126,12 +140,36 @@ export function CompareView() {
       }),
     [groups],
   );
+  const xLabel = `${stage === 'sft' ? 'SFT' : stage} step`;
+  const xRange = view.xRange(xLabel);
+  const pointer = useChartPointer(xLabel);
+  // on a log axis only positive values are drawn: the means, their raw means and the bands' positive parts
+  const { drawn, dropped } = useMemo(() => {
+    if (!logY) return { drawn: groups, dropped: 0 };
+    let dropped = 0;
+    const drawn = groups.map((g) => {
+      const mean = positivePart(g.mean);
+      dropped += mean.dropped;
+      return {
+        ...g,
+        mean: mean.points,
+        rawMean: g.rawMean ? positivePart(g.rawMean).points : null,
+        band: g.band.filter((b) => b.band[0] > 0),
+      };
+    });
+    return { drawn, dropped };
+  }, [groups, logY]);
   const yDomain = useMemo((): [number, number] | undefined => {
+    if (logY) return logRange(drawn.flatMap((g) => g.mean.map((p) => p.y))) ?? undefined;
     if (isRateMetric(metric)) return [0, 1];
     const ys = groups.flatMap((g) => g.full.map((p) => p.y));
     // a constant line: around its value, not recharts' [0, 4]
     return ys.length > 0 && ys.every((y) => y === ys[0]) ? fitRange(ys) : undefined;
-  }, [groups, metric]);
+  }, [groups, drawn, metric, logY]);
+  const readoutLines = useMemo(
+    () => drawn.map((g) => ({ name: g.label, color: g.color, raw: g.mean, smooth: null })),
+    [drawn],
+  );
   const { catalog } = usePresetCatalog();
   const describePreset = (name: string): string | null => {
     try {
@@ -145,9 +183,9 @@ export function CompareView() {
   const figureSvg = () =>
     lineFigureSvg({
       title,
-      xLabel: `${stage === 'sft' ? 'SFT' : stage} step`,
+      xLabel,
       yLabel: metric,
-      yDomain,
+      yDomain: logY ? undefined : yDomain,
       series: groups.map((g, i) => ({
         label: g.label,
         color: g.color,
@@ -204,18 +242,6 @@ export function CompareView() {
                 data-testid="compare-metric"
               />
             </label>
-            <label>
-              smoothing {smoothing.toFixed(2)}{' '}
-              <input
-                type="range"
-                min={0}
-                max={0.99}
-                step={0.01}
-                value={smoothing}
-                aria-label="smoothing"
-                onChange={(e) => setSmoothing(Number(e.currentTarget.value))}
-              />
-            </label>
             <span className="muted">
               grouped by {keys.length ? keys.join(', ') : 'nothing (runs differ only in seed)'}
             </span>
@@ -223,16 +249,48 @@ export function CompareView() {
               clear selection
             </button>
           </div>
-          <figure className="chart compare-chart" ref={figure}>
+          <ChartViewControls label="compare chart" />
+          <figure
+            className="chart compare-chart"
+            ref={figure}
+            data-testid="compare-chart"
+            data-log-y={logY}
+            data-zoomed={xRange !== null}
+          >
             <figcaption>{title}</figcaption>
             {anyLine ? (
               <ResponsiveContainer width="100%" height={300}>
-                <ComposedChart margin={CHART_MARGIN}>
+                <ComposedChart
+                  margin={CHART_MARGIN}
+                  title={`${title}: chart over ${xLabel}`}
+                  desc={`${groups.map((g) => g.label).join(', ')} against ${xLabel}; the values are in the table below the chart.`}
+                  {...pointer.handlers}
+                >
                   <CartesianGrid {...CHART_GRID} />
-                  <XAxis {...STEP_AXIS} />
-                  <YAxis {...VALUE_AXIS} domain={yDomain ?? ['auto', 'auto']} />
+                  <XAxis {...STEP_AXIS} domain={xRange ?? STEP_AXIS.domain} allowDataOverflow={xRange !== null} />
+                  <YAxis
+                    {...VALUE_AXIS}
+                    scale={logY ? 'log' : 'auto'}
+                    allowDataOverflow={logY}
+                    domain={yDomain ?? ['auto', 'auto']}
+                  />
                   <Tooltip formatter={tooltipValue} labelFormatter={(x) => `step ${String(x)}`} />
-                  {groups.map((g) => (
+                  {drawn.map((g) =>
+                    g.rawMean ? (
+                      <Line
+                        key={`raw-${g.label}`}
+                        data={g.rawMean}
+                        dataKey="y"
+                        name={`${g.label} (raw)`}
+                        stroke={g.color}
+                        strokeOpacity={0.3}
+                        strokeWidth={1.2}
+                        dot={false}
+                        isAnimationActive={false}
+                      />
+                    ) : null,
+                  )}
+                  {drawn.map((g) => (
                     <Area
                       key={`band-${g.label}`}
                       data={g.band}
@@ -245,7 +303,7 @@ export function CompareView() {
                       name={`${g.label} ± std`}
                     />
                   ))}
-                  {groups.map((g, i) => (
+                  {drawn.map((g, i) => (
                     <Line
                       key={`mean-${g.label}`}
                       data={g.mean}
@@ -265,10 +323,18 @@ export function CompareView() {
                         x={t.x}
                         stroke={g.color}
                         strokeDasharray="4 3"
-                        ifOverflow="extendDomain"
+                        ifOverflow={xRange ? 'hidden' : 'extendDomain'}
                       />
                     )),
                   )}
+                  {pointer.selecting ? (
+                    <ReferenceArea
+                      x1={pointer.selecting[0]}
+                      x2={pointer.selecting[1]}
+                      fill={CHART_COLORS.selection}
+                      fillOpacity={0.25}
+                    />
+                  ) : null}
                 </ComposedChart>
               </ResponsiveContainer>
             ) : (
@@ -284,6 +350,22 @@ export function CompareView() {
                 </li>
               ))}
             </ul>
+            {logY && dropped > 0 ? (
+              <p className="chart-note" data-testid="chart-log-dropped">
+                Log scale: {dropped} value{dropped === 1 ? '' : 's'} ≤ 0 not drawn (a log axis has no place for them);
+                untick log-scale y to see them.
+              </p>
+            ) : null}
+            {xRange ? (
+              <p className="chart-note">
+                Zoomed to {xLabel} {xRange[0]}–{xRange[1]}{' '}
+                <button type="button" className="link" onClick={() => view.setXRange(xLabel, null)}>
+                  reset zoom
+                </button>
+              </p>
+            ) : null}
+            {anyLine ? <ChartReadout lines={readoutLines} xLabel={xLabel} pointer={pointer} /> : null}
+            {anyLine ? <ChartValuesTable title={title} xLabel={xLabel} lines={readoutLines} /> : null}
             {overlaps.map((o, i) =>
               o ? (
                 <p key={i} className="chart-note" data-testid="compare-identical">

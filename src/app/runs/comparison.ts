@@ -1,7 +1,7 @@
 // Comparing stored runs: which config keys the runs differ in (besides the seed), each run's sweep point, the
 // comparison table that `npm run sweep` writes to comparison.md (the core's compareRuns + formatComparisonTable, on
-// the same summaries in the same order, so both agree to the digit), a CSV of it, TensorBoard's EMA smoothing, and
-// mean ± band series over the seeds of one point.
+// the same summaries in the same order, so both agree to the digit), a CSV of it, and mean ± band series over the
+// seeds of one point (the smoothing every chart shares is core's emaSmoothing.ts).
 import Papa from 'papaparse';
 import { configKeys, getConfigValue } from '../../core/experiment/config';
 import {
@@ -192,22 +192,6 @@ export function identicalUntil(
     last = p.x;
   }
   return last === null ? null : { until: last, whole: a.length === b.length };
-}
-
-/**
- * TensorBoard's smoothing: an exponential moving average with weight w ∈ [0, 1) over the finite points, debiased
- * (divided by 1 − w^n) so the start is not pulled towards 0. w = 0 returns the points unchanged.
- */
-export function emaSmooth(points: readonly SeriesPoint[], weight: number): SeriesPoint[] {
-  if (weight <= 0) return [...points];
-  const w = Math.min(weight, 0.999);
-  let last = 0;
-  let n = 0;
-  return points.map((p) => {
-    last = last * w + (1 - w) * p.y;
-    n += 1;
-    return { x: p.x, y: last / (1 - w ** n) };
-  });
 }
 
 export interface BandPoint {

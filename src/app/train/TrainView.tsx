@@ -6,6 +6,7 @@ import { parseSeed } from '../../core/experiment/numberText';
 import type { Preset } from '../../core/experiment/preset';
 import { gateCharts, retirementMarker } from '../charts/gateCharts';
 import { MetricChart } from '../charts/MetricChart';
+import { ChartViewControls, ChartViewProvider } from '../charts/chartView';
 import { useThrottledValue } from '../charts/useThrottledValue';
 import { Field } from '../Field';
 import { overrideLines } from '../overrideLines';
@@ -382,8 +383,12 @@ export function TrainView() {
       <KnobExplainers />
       <RunStatusLine />
       <LiveEpisodeStrip />
-      <RunCharts />
-      <PopulationChart />
+      {/* the run's charts and the queue's population chart share one smoothing, scale and zoom */}
+      <ChartViewProvider>
+        <ChartViewControls label="training charts" />
+        <RunCharts />
+        <PopulationChart />
+      </ChartViewProvider>
       <ChartExplainers charts={TRAIN_CHARTS} />
       <LiveTeachingPanel />
       <RunSummaryPanel />
