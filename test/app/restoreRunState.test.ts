@@ -43,4 +43,10 @@ describe('a restored run', () => {
     expect(live.log.slice(1, -1)).toEqual(restored.log);
     expect(restored.log[0]?.text).toBe('sft: 2 steps — ActObs, λ_obs 1');
   });
+
+  it('reads interrupted for a run the table calls interrupted, and stopped for one stopped by hand', () => {
+    const at = (status: 'interrupted' | 'stopped' | 'failed') =>
+      restoreRunState({ ...freshRecord(), status, checkpoint: 'student-000005' }, [], []).status;
+    expect([at('interrupted'), at('stopped'), at('failed')]).toEqual(['interrupted', 'stopped', 'failed']);
+  });
 });

@@ -14,7 +14,9 @@ import { BACKEND_CHOICES, type BackendChoice } from '../../core/methodVocabulary
 import { isActive } from './liveRunState';
 import { usePresetCatalog } from './usePresetCatalog';
 import { trainForm, useTrainForm } from './trainForm';
-import { runsStore, useRuns } from '../runs/storedRuns';
+import { queueStore, runsStore, useRuns } from '../runs/storedRuns';
+import { waitingRiderIds } from '../runs/queueMembers';
+import { useStore } from 'zustand';
 import { RunsSection } from '../runs/RunsSection';
 import { RunSummaryPanel } from './RunSummaryPanel';
 import { runStore, useRun } from './liveRun';
@@ -229,7 +231,10 @@ function RunStatusLine() {
   const pct = s.totalSteps > 0 ? Math.round((100 * s.step) / s.totalSteps) : 0;
   return (
     <div className="run-status" aria-label="run status">
-      <span className={`badge ${remote ? 'running' : s.status}`} data-testid="run-status">
+      <span
+        className={`badge ${remote ? 'running' : s.status === 'interrupted' ? 'stopped' : s.status}`}
+        data-testid="run-status"
+      >
         {remote
           ? 'running in another tab'
           : playback
@@ -237,6 +242,7 @@ function RunStatusLine() {
             : s.status}
       </span>
       {playback ? <span className="muted">{playback}</span> : null}
+      {s.status === 'interrupted' && !remote && !playback ? <ContinueRun recordId={s.recordId} /> : null}
       {remote ? (
         <span className="muted" data-testid="run-remote-step">
           {remote.stage} {remote.step}/{remote.totalSteps} (read-only here)
@@ -261,6 +267,27 @@ function RunStatusLine() {
         </p>
       ) : null}
     </div>
+  );
+}
+
+/**
+ * Continue for an interrupted run (browser storage filled up, a reload), as the runs table offers it: its stored
+ * record is interrupted with a checkpoint, and it is no rider waiting for a lane of its queue.
+ */
+function ContinueRun({ recordId }: { recordId: string | null }) {
+  const record = useRuns((r) => r.runs.find((x) => x.id === recordId) ?? null);
+  const queues = useStore(queueStore, (q) => q.queues);
+  if (record === null || record.status !== 'interrupted' || record.checkpoint === null) return null;
+  if (waitingRiderIds(queues, [record]).has(record.id)) return null;
+  return (
+    <button
+      type="button"
+      data-testid="run-continue"
+      title="resume this run from its last stored checkpoint"
+      onClick={() => void runsStore.getState().resumeRun(record.id)}
+    >
+      continue
+    </button>
   );
 }
 
