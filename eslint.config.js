@@ -4,10 +4,79 @@ import tseslint from 'typescript-eslint';
 
 const tfjsOrUi = [
   { group: ['@tensorflow/*'], message: 'src/core is pure TypeScript: no tfjs (put tensor code in src/engine).' },
-  { group: ['react', 'react-dom', 'react/*', 'recharts', 'zustand'], message: 'src/core is pure TypeScript: no React/UI libraries.' },
-  { group: ['**/engine/**', '**/app/**', '**/cli/**'], message: 'src/core must not import from engine, app or cli (imports go one way).' },
+  {
+    group: ['react', 'react-dom', 'react/*', 'recharts', 'zustand'],
+    message: 'src/core is pure TypeScript: no React/UI libraries.',
+  },
+  {
+    group: ['**/engine/**', '**/app/**', '**/cli/**'],
+    message: 'src/core must not import from engine, app or cli (imports go one way).',
+  },
   { group: ['node:*', 'fs', 'path', 'child_process'], message: 'src/core runs in the browser too: no Node built-ins.' },
 ];
+
+// src/app imports go one way (test/app/importDirection.test.ts checks the same order exactly, by resolved file):
+//   shared root modules (Field, Select, appRoot, …) < files/ < charts/ < publish/ < worker/'s protocol with the page
+//   < the features' modules (.ts: stores, models, clients; replay < train < runs < demo < teaching)
+//   < the features' views (.tsx: demo < teaching < replay < runs < train) < the shell (App, main, Overview)
+//   < worker/'s programs (entries and handlers: a page starts them from a URL, nothing imports them).
+// Each file may import its own layer and those before it. Here specifiers are matched by the lab's naming: a view's
+// file name starts with a capital (TrainView), a module's with a small letter (liveRun).
+const WORKER_PROTOCOL = ['protocol', 'runControl', 'wasmRuntimeChannel'];
+const APP_LAYERS = [
+  {
+    name: 'shared root modules',
+    files: ['src/app/*.ts', 'src/app/*.tsx'],
+    ignores: ['src/app/App.tsx', 'src/app/main.tsx', 'src/app/Overview.tsx'],
+  },
+  { name: 'files/', folder: 'files' },
+  { name: 'charts/', folder: 'charts' },
+  { name: 'publish/', folder: 'publish' },
+  { name: "worker/'s protocol", folder: 'worker', only: WORKER_PROTOCOL },
+  ...['replay', 'train', 'runs', 'demo', 'teaching'].map((f) => ({ name: `${f}/ modules`, folder: f, kind: 'module' })),
+  ...['demo', 'teaching', 'replay', 'runs', 'train'].map((f) => ({ name: `${f}/ views`, folder: f, kind: 'view' })),
+  { name: 'the shell', files: ['src/app/App.tsx', 'src/app/main.tsx', 'src/app/Overview.tsx'], shell: true },
+  { name: "worker/'s programs", folder: 'worker', except: WORKER_PROTOCOL },
+];
+
+/** The files of one layer, as eslint globs. */
+function layerFiles(layer) {
+  if (layer.files) return { files: layer.files, ignores: layer.ignores ?? [] };
+  const dir = `src/app/${layer.folder}`;
+  if (layer.only) return { files: layer.only.map((n) => `${dir}/${n}.ts`), ignores: [] };
+  if (layer.except)
+    return { files: [`${dir}/**/*.ts`, `${dir}/**/*.tsx`], ignores: layer.except.map((n) => `${dir}/${n}.ts`) };
+  if (layer.kind === 'module') return { files: [`${dir}/**/*.ts`], ignores: [] };
+  if (layer.kind === 'view') return { files: [`${dir}/**/*.tsx`], ignores: [] };
+  return { files: [`${dir}/**/*.ts`, `${dir}/**/*.tsx`], ignores: [] };
+}
+
+/** A regex over import specifiers that names `target`'s files, seen from a file in `fromFolder` (null: src/app). */
+function layerSpecifier(target, fromFolder) {
+  const names = (list) => `(${list.join('|')})$`;
+  const base = target.kind === 'module' ? '[a-z][^/]*$' : target.kind === 'view' ? '[A-Z][^/]*$' : '';
+  const rest = target.only ? names(target.only) : target.except ? `(?!${names(target.except)})` : base;
+  if (target.shell) return fromFolder === null ? '^\\./(App|main|Overview)$' : '^\\.\\./(App|main|Overview)$';
+  if (target.files) return null; // the shared root modules sit at the bottom: nothing is forbidden to import them
+  if (target.folder === fromFolder) return `^\\./${rest}`;
+  return fromFolder === null ? `^\\./${target.folder}/${rest}` : `^\\.\\./${target.folder}/${rest}`;
+}
+
+const appOrder = APP_LAYERS.map((layer, i) => {
+  const fromFolder = layer.folder ?? null;
+  const patterns = APP_LAYERS.slice(i + 1)
+    .map((target) => ({ target, regex: layerSpecifier(target, fromFolder) }))
+    .filter(({ regex }) => regex !== null)
+    .map(({ target, regex }) => ({
+      regex,
+      caseSensitive: true,
+      message: `src/app imports go one way: ${layer.name} must not import ${target.name} (the order is in eslint.config.js).`,
+    }));
+  return { ...layerFiles(layer), rules: { 'no-restricted-imports': ['error', { patterns }] } };
+}).filter((block) => block.rules['no-restricted-imports'][1].patterns.length > 0);
+
+/** The src/app import-direction blocks alone (test/app/importDirection.test.ts lints a back-arrow with them). */
+export const appImportBlocks = appOrder;
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'public/**', 'runs/**', 'coverage/**'] },
@@ -60,12 +129,24 @@ export default tseslint.config(
   {
     files: ['src/engine/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [
-        { group: ['react', 'react-dom', 'react/*', 'recharts', 'zustand'], message: 'src/engine runs in workers and Node: no React/UI.' },
-        { group: ['**/app/**', '**/cli/**'], message: 'src/engine must not import from app or cli.' },
-        { group: ['node:*', 'fs', 'path', 'child_process'], message: 'src/engine runs in a browser worker too: no Node built-ins (Node-only code lives in cli/).' },
-      ] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['react', 'react-dom', 'react/*', 'recharts', 'zustand'],
+              message: 'src/engine runs in workers and Node: no React/UI.',
+            },
+            { group: ['**/app/**', '**/cli/**'], message: 'src/engine must not import from app or cli.' },
+            {
+              group: ['node:*', 'fs', 'path', 'child_process'],
+              message: 'src/engine runs in a browser worker too: no Node built-ins (Node-only code lives in cli/).',
+            },
+          ],
+        },
+      ],
       'no-restricted-globals': ['error', 'window', 'document', 'localStorage'],
     },
   },
+  ...appOrder,
 );

@@ -5,7 +5,6 @@ import { DEMO_ARMS, DEMO_SEED, type DemoArm } from '../../core/experiment/demoRe
 import { TRAINED_STAGES, type TrainedStage } from '../../core/runLog/runLogFold';
 import { lastFrame } from '../../core/runLog/runPlayback';
 import type { MetricsLine } from '../../core/runLog/trainerEvent';
-import type { BackendName } from '../../engine/backend';
 import { openRecording } from './recordingPlayback';
 import { runRepository, useRuns } from '../runs/storedRuns';
 import { runStore, useRun } from '../train/liveRun';
