@@ -44,7 +44,8 @@ describe('queueMembers', () => {
       ['run-1', [line('run-1', 'student', 1, 0.25)]],
     ]);
     const members = queueMembers(queue, records, lines, METRIC.valSuccessRate);
-    expect(members.map((m) => m.name)).toEqual(['RetireOPD', 'OPD throughout', 'pure GRPO']);
+    expect(members.map((m) => m.name)).toEqual(['RetireOPD', 'OPD throughout', 'GRPO']);
+    expect(members.map((m) => m.arm)).toEqual(['retire', 'opd', 'grpo']);
     expect(members.map((m) => m.points)).toEqual([[{ x: 1, y: 0.25 }], [{ x: 1, y: 0.25 }], []]);
     expect(members.map((m) => [m.triggerStep, m.detachedAt])).toEqual([
       [150, null],

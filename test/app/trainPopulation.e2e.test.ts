@@ -133,7 +133,7 @@ describe('the lesson’s three arms as one population in the tab', () => {
       .toEqual([
         ['RetireOPD', 'completed', true, true],
         ['OPD throughout', 'completed', true, false],
-        ['pure GRPO', 'completed', true, false],
+        ['GRPO', 'completed', true, false],
       ]);
     const chart = page.getByTestId('population-chart');
     await expect.poll(() => chart.locator('.recharts-reference-line').count()).toBe(1);

@@ -3,7 +3,8 @@
 // one sentence computed from the recordings. Buttons open the retiring run in the Train view's playback, or queue
 // the same three runs to train live in this tab.
 import { useEffect, useMemo, useState } from 'react';
-import { DEMO_SEED, OVERVIEW_ARMS, type DemoArm } from '../../core/experiment/demoRecording';
+import { DEMO_SEED, OVERVIEW_ARMS } from '../../core/experiment/demoRecording';
+import { ARMS, armOfDemo } from '../charts/armIdentity';
 import { demoStorySentence, percent } from '../../core/experiment/demoStory';
 import { METRIC } from '../../core/runLog/metricKeys';
 import { finitePoints } from '../charts/downsampleSeries';
@@ -15,18 +16,6 @@ import { queueStore } from '../runs/storedRuns';
 import { openRecording } from './recordingPlayback';
 import { demoRecording, type DemoRecording } from './demoRecordings';
 
-const COLORS: Record<DemoArm, string> = {
-  'retire-shell': '#111827',
-  'opd-shell': '#7c3aed',
-  'grpo-shell': '#0891b2',
-  'control-shell': '#9ca3af',
-};
-const NAMES: Record<DemoArm, string> = {
-  'retire-shell': 'RetireOPD (gate)',
-  'opd-shell': 'OPD throughout',
-  'grpo-shell': 'GRPO alone',
-  'control-shell': 'control (random facts)',
-};
 const UNIT: [number, number] = [0, 1];
 /** The animation: student steps drawn per tick, and the tick (ms): 400 steps in about 2 s. */
 const STEPS_PER_TICK = 20;
@@ -59,8 +48,8 @@ export function OverviewStory() {
   const lines = useMemo(
     () =>
       (arms ?? []).map((a) => ({
-        name: NAMES[a.arm],
-        color: COLORS[a.arm],
+        name: ARMS[armOfDemo(a.arm)].name,
+        color: ARMS[armOfDemo(a.arm)].color,
         dots: false,
         points: finitePoints(
           a.run.steps.student.filter((l) => l.step <= upTo).map((l) => ({ x: l.step, y: l[METRIC.valSuccessRate] })),
@@ -128,8 +117,8 @@ export function OverviewStory() {
       />
       <p className="overview-legend">
         {(arms ?? []).map((a) => (
-          <span key={a.arm} data-testid="overview-arm" data-arm={a.arm} style={{ color: COLORS[a.arm] }}>
-            ■ {NAMES[a.arm]}{' '}
+          <span key={a.arm} data-testid="overview-arm" data-arm={a.arm} style={{ color: ARMS[armOfDemo(a.arm)].color }}>
+            ■ {ARMS[armOfDemo(a.arm)].name}{' '}
           </span>
         ))}
       </p>

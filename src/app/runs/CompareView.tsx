@@ -26,6 +26,7 @@ import { ChartViewControls, ChartViewProvider, useChartView } from '../charts/ch
 import { ChartReadout, ChartValuesTable, useChartPointer } from '../charts/ChartReadout';
 import { logRange, positivePart } from '../charts/chartScale';
 import { emaSmooth } from '../../core/emaSmoothing';
+import { ARMS, armOfSchedule, type Arm } from '../charts/armIdentity';
 import { Select } from '../Select';
 import { validationCurve } from '../../core/experiment/comparison';
 import {
@@ -36,6 +37,8 @@ import {
   identicalUntil,
   comparisonCells,
   meanBand,
+  pointLabel,
+  pointOf,
   variedKeys,
 } from './comparison';
 import { saveText } from '../files/download';
@@ -72,6 +75,18 @@ function useMetrics(runs: readonly RunRecord[]): Map<string, StoredMetrics[]> {
   return data;
 }
 
+/**
+ * A group's name: the lesson's arm ("OPD throughout") where its point sets the student schedule to one, with the
+ * point's other values after it; else the point's label ("student.lambdaOpd=0.5").
+ */
+function armGroup(run: RunRecord, keys: readonly string[], label: string): { label: string; arm: Arm | null } {
+  const point = pointOf(run, keys);
+  const arm = 'student.schedule' in point ? armOfSchedule(point['student.schedule']) : null;
+  if (!arm) return { label, arm: null };
+  const rest = Object.fromEntries(Object.entries(point).filter(([k]) => k !== 'student.schedule'));
+  return { label: Object.keys(rest).length ? `${ARMS[arm].name} · ${pointLabel(rest)}` : ARMS[arm].name, arm };
+}
+
 /** The compare view, its chart read with the smoothing (0.6 to start, as TensorBoard), scale and zoom it shows. */
 export function CompareView() {
   return (
@@ -100,7 +115,11 @@ function CompareRuns() {
     return [...names].sort();
   }, [metrics, stage]);
   const groups = useMemo(() => {
-    return groupByPoint(runs, keys).map((g, i) => {
+    const grouped = groupByPoint(runs, keys);
+    const named = grouped.map((g) => armGroup(g.runs[0]!, keys, g.label));
+    // the arms' own colours where each group is a different arm; else one series colour per group
+    const armColors = named.every((n, i) => n.arm !== null && named.findIndex((m) => m.arm === n.arm) === i);
+    return grouped.map((g, i) => {
       const raw = g.runs.map((r) =>
         finitePoints(
           (metrics.get(r.id) ?? []).filter((m) => m.stage === stage).map((m) => ({ x: m.step, y: m.line[metric] })),
@@ -109,8 +128,8 @@ function CompareRuns() {
       const series = smoothing > 0 ? raw.map((s) => emaSmooth(s, smoothing)) : raw;
       const band = meanBand(series);
       return {
-        label: g.label,
-        color: COLORS[i % COLORS.length]!,
+        label: named[i]!.label,
+        color: armColors ? ARMS[named[i]!.arm!].color : COLORS[i % COLORS.length]!,
         /** the mean at every step, before downsampling: what "identical" compares */
         full: band.map((b) => ({ x: b.x, y: b.mean })),
         mean: downsampleSeries(band.map((b) => ({ x: b.x, y: b.mean }))),
@@ -128,7 +147,8 @@ function CompareRuns() {
       groups.map((g, i) => {
         for (const earlier of groups.slice(0, i)) {
           const same = identicalUntil(earlier.full, g.full);
-          if (same)
+          // agreeing on the first step only is no overlap worth a dash (every arm starts from the same SFT)
+          if (same && (same.whole || same.until > g.full[0]!.x))
             return {
               dash: '7 5',
               note: same.whole

@@ -5,6 +5,7 @@
 // records and lines and draws what this returns.
 import { parseScheduleSpec, type ScheduleKind } from '../../core/methodVocabulary';
 import { METRIC } from '../../core/runLog/metricKeys';
+import { ARMS, armOfSchedule, type Arm } from '../charts/armIdentity';
 import { downsampleSeries, finitePoints, type SeriesPoint } from '../charts/downsampleSeries';
 import type { RunQueue } from './runQueue';
 import type { RunRecord, StoredMetrics } from './runRecord';
@@ -19,11 +20,9 @@ export const MEMBER_METRICS = [
 
 export type MemberMetric = (typeof MEMBER_METRICS)[number]['key'];
 
-/** The method a schedule makes of the student stage, as the lesson names it. */
+/** The method a schedule makes of the student stage, as the lesson names it: the arms' names (armIdentity.ts), and
+ * these for the ablation gates. */
 const METHOD_NAMES: Partial<Record<ScheduleKind, string>> = {
-  adaptive: 'RetireOPD',
-  never: 'OPD throughout',
-  none: 'pure GRPO',
   'competence-only': 'competence-only gate',
   'alignment-only': 'alignment-only gate',
 };
@@ -32,6 +31,8 @@ export interface QueueMember {
   runId: string;
   /** the method (by schedule) and, where the queue varies more than the schedule, the item's label */
   name: string;
+  /** the lesson's arm the run is (its name and colour, armIdentity.ts), or null for another schedule */
+  arm: Arm | null;
   /**
    * the stored run's status, or 'waiting': a rider that left its leader at the trigger, stored as interrupted
    * there, while the queue goes and has not continued it yet (it continues alone once a lane is free)
@@ -45,6 +46,8 @@ export interface QueueMember {
 }
 
 function methodName(schedule: string): string {
+  const arm = armOfSchedule(schedule);
+  if (arm) return ARMS[arm].name;
   try {
     const spec = parseScheduleSpec(schedule);
     return METHOD_NAMES[spec.kind] ?? `schedule ${schedule}`;
@@ -114,6 +117,7 @@ export function queueMembers(
     members.push({
       runId: record.id,
       name: onlySchedules ? method : `${method} · ${item.label}`,
+      arm: armOfSchedule(record.config.student.schedule),
       status: waitingRider(queue, item, record) ? 'waiting' : record.status,
       triggerStep: record.triggerStep ?? null,
       detachedAt: record.detachedAt ?? null,

@@ -6,6 +6,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { useStore } from 'zustand';
 import { MetricChart } from '../charts/MetricChart';
 import { SERIES_COLORS } from '../charts/chartFrame';
+import { ARMS } from '../charts/armIdentity';
 import { queueStore, runRepository, useRuns } from '../runs/storedRuns';
 import { MEMBER_METRICS, memberRecord, queueMembers, type MemberMetric, type QueueMember } from '../runs/queueMembers';
 import type { RunRecord, StoredMetrics } from '../runs/runRecord';
@@ -87,16 +88,18 @@ export function PopulationChart() {
     [queue, data, metric],
   );
   const shown = useMemo(() => members.slice(0, COLORS.length), [members]);
+  // a member that is one of the lesson's arms in its arm's colour; the others in the series colours, by place
+  const colors = useMemo(() => shown.map((m, i) => (m.arm ? ARMS[m.arm].color : COLORS[i]!)), [shown]);
   const lines = useMemo(
-    () => shown.map((m, i) => ({ name: m.name, points: m.points, color: COLORS[i]!, dots: false })),
-    [shown],
+    () => shown.map((m, i) => ({ name: m.name, points: m.points, color: colors[i]!, dots: false })),
+    [shown, colors],
   );
   const markers = useMemo(
     () =>
       shown.flatMap((m, i) =>
-        m.triggerStep === null ? [] : [{ x: m.triggerStep, label: `${m.name} retires`, color: COLORS[i]! }],
+        m.triggerStep === null ? [] : [{ x: m.triggerStep, label: `${m.name} retires`, color: colors[i]! }],
       ),
-    [shown],
+    [shown, colors],
   );
   if (!queue || queue.items.length < 2) return null;
   const def = MEMBER_METRICS.find((d) => d.key === metric)!;
@@ -136,7 +139,8 @@ export function PopulationChart() {
             data-points={m.points.length}
             data-status={m.status}
             data-trigger={m.triggerStep ?? ''}
-            style={{ color: COLORS[i] }}
+            data-arm={m.arm ?? ''}
+            style={{ color: colors[i] }}
           >
             ■ <span className="population-name">{m.name}</span>{' '}
             <span className="muted">
