@@ -109,7 +109,7 @@ export class LambdaSchedule {
     this.lastStep = step;
     if (this.isGated) return this.gate.beginStep(step);
     const plan = { opdCoef: this.coefficient(step), teacherNeeded: this.teacherNeeded(step) };
-    if (!plan.teacherNeeded) this.gate.countSkippedTeacherForward();
+    this.gate.noteTeacherForward(plan.teacherNeeded);
     return plan;
   }
 

@@ -20,7 +20,12 @@ import {
 import { gateStateProblem, gateStateSchema } from './gateStateSchema';
 import { GATE_RULES, type GateRule, isOneOf } from './methodVocabulary';
 
-/** Every `retire_opd/*` metric of the public code, in its order. Booleans are 0/1; trigger_step is −1 before. */
+/**
+ * Every `retire_opd/*` metric of the public code, in its order, then the lab's own running count. Booleans are 0/1;
+ * trigger_step is −1 before. teacher_forward_skipped is the public code's per-step flag (1: this step's teacher
+ * forward was skipped); the lab's running count of them is teacher_forwards_skipped_total. Logs written before the
+ * flag held the count under teacher_forward_skipped: runLog/skippedTeacherForwards.ts maps them on read.
+ */
 export const RETIRE_OPD_METRIC_NAMES = [
   'retire_opd/k_step',
   'retire_opd/k_window_mean',
@@ -28,6 +33,8 @@ export const RETIRE_OPD_METRIC_NAMES = [
   'retire_opd/student_performance',
   'retire_opd/teacher_performance',
   'retire_opd/competence_ratio',
+  'retire_opd/alignment_threshold',
+  'retire_opd/competence_threshold',
   'retire_opd/criterion_valid',
   'retire_opd/retired',
   'retire_opd/trigger_step',
@@ -36,6 +43,7 @@ export const RETIRE_OPD_METRIC_NAMES = [
   'retire_opd/window_fill',
   'retire_opd/num_evaluated_windows',
   'retire_opd/teacher_forward_skipped',
+  'retire_opd/teacher_forwards_skipped_total',
 ] as const;
 export type RetireOpdMetricName = (typeof RETIRE_OPD_METRIC_NAMES)[number];
 export type RetireOpdMetrics = Record<RetireOpdMetricName, number>;
@@ -152,6 +160,8 @@ export class RetirementGate {
   private isRetired = false;
   private trigger: number | null = null;
   private skipped = 0;
+  /** whether the latest begun step skipped the teacher forward (the public code's per-step flag) */
+  private skippedThisStep = false;
   private lastK = Number.NaN;
   private lastScore = Number.NaN;
   private lastProgress = Number.NaN;
@@ -199,13 +209,16 @@ export class RetirementGate {
 
   /** Start training step `step`: says what to run, and counts the teacher forward a retired gate saves. */
   beginStep(_step: number): StepPlan {
+    this.skippedThisStep = this.isRetired;
     if (this.isRetired) this.skipped += 1;
     return { opdCoef: this.opdCoef, teacherNeeded: !this.isRetired };
   }
 
-  /** Count a teacher forward skipped for a reason outside the gate (a schedule that stopped the teacher itself). */
-  countSkippedTeacherForward(): void {
-    this.skipped += 1;
+  /** A step begun outside the gate (a schedule that stopped the teacher itself): whether its teacher forward ran;
+   *  a skipped one is counted. */
+  noteTeacherForward(ran: boolean): void {
+    this.skippedThisStep = !ran;
+    if (!ran) this.skipped += 1;
   }
 
   /**
@@ -318,6 +331,8 @@ export class RetirementGate {
       'retire_opd/student_performance': this.lastScore,
       'retire_opd/teacher_performance': this.config.teacherPerformance,
       'retire_opd/competence_ratio': this.lastCompetence,
+      'retire_opd/alignment_threshold': this.config.alignmentThreshold,
+      'retire_opd/competence_threshold': this.config.competenceThreshold,
       'retire_opd/criterion_valid': this.lastValid ? 1 : 0,
       'retire_opd/retired': this.isRetired ? 1 : 0,
       'retire_opd/trigger_step': this.trigger ?? -1,
@@ -325,7 +340,8 @@ export class RetirementGate {
       'retire_opd/window_index': this.windows.length,
       'retire_opd/window_fill': this.pending.length,
       'retire_opd/num_evaluated_windows': this.evaluated,
-      'retire_opd/teacher_forward_skipped': this.skipped,
+      'retire_opd/teacher_forward_skipped': this.skippedThisStep ? 1 : 0,
+      'retire_opd/teacher_forwards_skipped_total': this.skipped,
     };
   }
 
@@ -386,6 +402,8 @@ export class RetirementGate {
     gate.isRetired = s.retired;
     gate.trigger = s.trigger_step;
     gate.skipped = s.teacher_forward_skipped;
+    // every schedule stops the teacher for good, so the last begun step skipped it iff any step did
+    gate.skippedThisStep = s.teacher_forward_skipped > 0;
     gate.lastK = orNaN(s.last.k_step);
     gate.lastScore = orNaN(s.last.student_performance);
     gate.lastProgress = orNaN(s.last.alignment_progress);

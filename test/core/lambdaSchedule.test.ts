@@ -23,7 +23,11 @@ describe('LambdaSchedule', () => {
     expect(plans.map((p) => p.opdCoef)).toEqual([0.5, 0.5, 0, 0]);
     expect(plans.map((p) => p.teacherNeeded)).toEqual([true, true, false, false]);
     expect(s.triggerStep).toBe(2);
-    expect(s.metrics()).toMatchObject({ 'retire_opd/teacher_forward_skipped': 2, 'retire_opd/retired': 1 });
+    expect(s.metrics()).toMatchObject({
+      'retire_opd/teacher_forward_skipped': 1,
+      'retire_opd/teacher_forwards_skipped_total': 2,
+      'retire_opd/retired': 1,
+    });
   });
 
   it('alignment-only retires on P ≤ δ although C < γ; competence-only waits for C ≥ γ although P > δ', () => {
@@ -54,6 +58,7 @@ describe('LambdaSchedule', () => {
       'retire_opd/trigger_step': -1,
       'retire_opd/num_evaluated_windows': 4,
       'retire_opd/teacher_forward_skipped': 0,
+      'retire_opd/teacher_forwards_skipped_total': 0,
     });
   });
 
@@ -66,7 +71,11 @@ describe('LambdaSchedule', () => {
       { opdCoef: 0, teacherNeeded: false },
     ]);
     expect(s.observeGap(3, -1)).toBeNull();
-    expect(s.metrics()).toMatchObject({ 'retire_opd/teacher_forward_skipped': 3, 'retire_opd/window_index': 0 });
+    expect(s.metrics()).toMatchObject({
+      'retire_opd/teacher_forward_skipped': 1,
+      'retire_opd/teacher_forwards_skipped_total': 3,
+      'retire_opd/window_index': 0,
+    });
   });
 
   it('fixed:2 uses OPD through step 2 and retires after it', () => {
@@ -79,8 +88,11 @@ describe('LambdaSchedule', () => {
       'retire_opd/trigger_step': 2,
       'retire_opd/opd_coef': 0,
     });
+    // step 2 still ran the teacher: the per-step flag is 0 until step 3 skips it
+    expect(s.metrics()['retire_opd/teacher_forward_skipped']).toBe(0);
     expect(s.beginStep(3)).toEqual({ opdCoef: 0, teacherNeeded: false });
     expect(s.metrics()['retire_opd/teacher_forward_skipped']).toBe(1);
+    expect(s.metrics()['retire_opd/teacher_forwards_skipped_total']).toBe(1);
   });
 
   it('linear:4 anneals λ by (N − k)/N and stops the teacher when it reaches 0', () => {
@@ -104,6 +116,7 @@ describe('LambdaSchedule', () => {
     s.coefficient(1);
     s.teacherNeeded(1);
     expect(s.metrics()['retire_opd/teacher_forward_skipped']).toBe(0);
+    expect(s.metrics()['retire_opd/teacher_forwards_skipped_total']).toBe(0);
   });
 
   const names = ['adaptive', 'alignment-only', 'competence-only', 'never', 'none', 'fixed:3', 'linear:5'];

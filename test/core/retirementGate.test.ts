@@ -74,7 +74,9 @@ describe('RetirementGate on a hand-computed stream', () => {
       'retire_opd/window_index': 3,
       'retire_opd/window_fill': 0,
       'retire_opd/num_evaluated_windows': 3,
-      'retire_opd/teacher_forward_skipped': 2,
+      // the public code's per-step flag (step 8 skipped its teacher forward) and the lab's count (steps 7 and 8)
+      'retire_opd/teacher_forward_skipped': 1,
+      'retire_opd/teacher_forwards_skipped_total': 2,
       'retire_opd/student_performance': 0.8,
       'retire_opd/k_window_mean': 0.375,
       'retire_opd/k_step': 0.5,
@@ -115,7 +117,30 @@ describe('RetirementGate on a hand-computed stream', () => {
     expect(evaluations[0]).toMatchObject({ step: 5, criterion_valid: false, retired: false });
     expect(evaluations[1]).toMatchObject({ step: 10, alignment_progress: 0, competence_ratio: 0.9, retired: true });
     expect(gate.triggerStep).toBe(10);
-    expect(gate.metrics()['retire_opd/teacher_forward_skipped']).toBe(10);
+    expect(gate.metrics()['retire_opd/teacher_forwards_skipped_total']).toBe(10);
+    expect(gate.metrics()['retire_opd/teacher_forward_skipped']).toBe(1);
+  });
+
+  it('flags a skipped teacher forward per step, 0 up to and including the trigger step, 1 after', () => {
+    const gate = new RetirementGate({ ...base, windowSize: 2 });
+    const flags: number[] = [];
+    const totals: number[] = [];
+    for (const e of streamA) {
+      const plan = gate.beginStep(e.step);
+      if (e.k !== undefined && plan.teacherNeeded) gate.observeGap(e.step, -e.k);
+      if (e.score !== undefined) gate.validate(e.step, e.score);
+      flags.push(gate.metrics()['retire_opd/teacher_forward_skipped']);
+      totals.push(gate.metrics()['retire_opd/teacher_forwards_skipped_total']);
+    }
+    // streamA retires at step 6 (above): steps 7 and 8 skip the teacher
+    expect(flags).toEqual([0, 0, 0, 0, 0, 0, 1, 1]);
+    expect(totals).toEqual([0, 0, 0, 0, 0, 0, 1, 2]);
+  });
+
+  it('logs δ and γ as retire_opd/alignment_threshold and competence_threshold', () => {
+    const m = new RetirementGate({ ...base, alignmentThreshold: -0.05, competenceThreshold: 0.8 }).metrics();
+    expect(m['retire_opd/alignment_threshold']).toBe(-0.05);
+    expect(m['retire_opd/competence_threshold']).toBe(0.8);
   });
 });
 
@@ -216,7 +241,8 @@ describe('RetirementGate permanence and inputs', () => {
   it('reports every retire_opd metric name of the spec', () => {
     const metrics = new RetirementGate(base).metrics();
     expect(Object.keys(metrics)).toEqual([...RETIRE_OPD_METRIC_NAMES]);
-    expect(RETIRE_OPD_METRIC_NAMES).toHaveLength(14);
+    // the public code's fourteen, its two thresholds, and the lab's running count of skipped teacher forwards
+    expect(RETIRE_OPD_METRIC_NAMES).toHaveLength(17);
     expect(metrics).toMatchObject({ 'retire_opd/trigger_step': -1, 'retire_opd/opd_coef': 1, 'retire_opd/retired': 0 });
   });
 });

@@ -60,7 +60,8 @@ describe('RetirementGate checkpoints', () => {
     const trigger = gate.triggerStep;
     expect(trigger).not.toBeNull();
     expect((trigger ?? 0) % 3).toBe(0); // only validation steps can trigger
-    expect(gate.metrics()['retire_opd/teacher_forward_skipped']).toBe(stream.length - (trigger ?? 0));
+    expect(gate.metrics()['retire_opd/teacher_forwards_skipped_total']).toBe(stream.length - (trigger ?? 0));
+    expect(gate.metrics()['retire_opd/teacher_forward_skipped']).toBe(1);
   });
 
   it('refuses a checkpoint written under a different config, naming the field and both values', () => {

@@ -63,7 +63,9 @@ export const EXPLANATIONS = {
       'At each validation the gate evaluates the oldest completed window not yet evaluated. It retires the teacher — ' +
       'for good — when the criterion is valid, the gap stopped shrinking and the student is competent enough.',
     formula: String.raw`\text{retire} \iff \text{valid} \,\wedge\, \rho \le \delta \,\wedge\, \eta \ge \gamma`,
-    sign: 'After retirement λ_opd = 0 and the teacher’s forward pass is skipped (teacher_forward_skipped counts them).',
+    sign:
+      'After retirement λ_opd = 0 and the teacher’s forward pass is skipped (teacher_forward_skipped flags each ' +
+      'such step, teacher_forwards_skipped_total counts them).',
     lookFor:
       'With the defaults (W = 5, a validation every 5 steps) the earliest possible trigger is step 10; the shell demo’s ' +
       'W = 10 makes it step 20.',

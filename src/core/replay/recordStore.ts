@@ -85,7 +85,8 @@ export class RecordStore {
   private readonly decided = new Map<string, 'keep' | 'trigger' | 'skipped' | 'drop'>();
   private readonly triggerKey: string;
   private readonly skippedKey: string;
-  /** Steps at which the logged run had already retired its teacher (skipped count > 0), in reading order. */
+  /** Steps at which the logged run had already retired its teacher (teacher_forward_skipped > 0: the per-step flag,
+   *  or the running count older logs wrote under that name), in reading order. */
   private readonly skipped = floats();
   /** Whether any finite trigger step was logged, and the earliest step (then file) whose trigger is ≥ 0. */
   private triggerLogged = false;

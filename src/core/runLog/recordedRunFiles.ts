@@ -5,6 +5,7 @@ import { resolveConfig, type ExperimentConfig } from '../experiment/config';
 import type { RunSummary } from '../experiment/summary';
 import type { RecordedRun } from './runPlayback';
 import { TRAINED_STAGES, type TrainedStage } from './runLogFold';
+import { withSkippedFlag } from './skippedTeacherForwards';
 import type { MetricsLine, TrainerEvent } from './trainerEvent';
 
 /** The file each stage's step lines live in. */
@@ -54,6 +55,8 @@ export function readRecordedRun(where: string, files: RunFolderTexts): { config:
   const steps = Object.fromEntries(
     TRAINED_STAGES.map((s) => [s, jsonLines(`${where}/${METRICS_FILE[s]}`, files[METRICS_FILE[s]]).map(metricsLine)]),
   ) as Record<TrainedStage, MetricsLine[]>;
+  // a recording made before the per-step flag logged the running count under its name
+  steps.student = withSkippedFlag(steps.student);
   const events = jsonLines(`${where}/events.jsonl`, files['events.jsonl']) as TrainerEvent[];
   const summaryText = files['summary.json'];
   const summary = summaryText ? (jsonLines(`${where}/summary.json`, summaryText)[0] as RunSummary) : null;

@@ -99,6 +99,9 @@ describe('trainer on the smoke preset', () => {
       'window_fill',
       'num_evaluated_windows',
       'teacher_forward_skipped',
+      'alignment_threshold',
+      'competence_threshold',
+      'teacher_forwards_skipped_total',
     ];
     for (const l of base.lines) for (const n of names) expect(l).toHaveProperty(`retire_opd/${n}`);
     expect(base.lines.at(-1)!['retire_opd/trigger_step']).toBe(10);
