@@ -15,14 +15,14 @@ type Progress = { bytesRead: number; totalBytes: number };
 
 let nextId = 1;
 
-/** Import in the worker; resolves once the runs are stored (rejects with the worker's FILE:LINE message). */
-function importInWorker(files: ImportFile[], onProgress: (p: Progress) => void): Promise<void> {
+/** Import in the worker; resolves with the stored runs' ids (rejects with the worker's FILE:LINE message). */
+function importInWorker(files: ImportFile[], onProgress: (p: Progress) => void): Promise<string[]> {
   const worker = new Worker(new URL('../worker/importWorker.ts', import.meta.url), {
     type: 'module',
     name: 'retirelab-import',
   });
   const id = nextId++;
-  return new Promise<void>((resolve, reject) => {
+  return new Promise<string[]>((resolve, reject) => {
     worker.onmessage = (event: MessageEvent<ImportWorkerResponse>) => {
       const m = event.data;
       switch (m.type) {
@@ -30,7 +30,7 @@ function importInWorker(files: ImportFile[], onProgress: (p: Progress) => void):
           onProgress({ bytesRead: m.bytesRead, totalBytes: m.totalBytes });
           return;
         case 'done':
-          resolve();
+          resolve(m.runIds);
           return;
         case 'error':
           reject(Object.assign(new Error(m.error.message), { name: m.error.name }));
@@ -47,14 +47,17 @@ function importInWorker(files: ImportFile[], onProgress: (p: Progress) => void):
 }
 
 /** Where IndexedDB did not open (runs kept in memory), the worker cannot reach the page's store: read here. */
-async function importHere(files: ImportFile[]): Promise<void> {
+async function importHere(files: ImportFile[]): Promise<string[]> {
   const dropped: DroppedFile[] = [];
   for (const f of files) dropped.push({ path: f.path, text: await f.blob.text() });
   const repo = await runRepository();
+  const ids: string[] = [];
   for (const r of importRunFolders(dropped)) {
     await repo.append(r.metrics, r.events);
     await repo.putRun(r.record);
+    ids.push(r.record.id);
   }
+  return ids;
 }
 
 async function importFiles(list: FileList | readonly File[], onProgress: (p: Progress | null) => void) {
@@ -64,10 +67,14 @@ async function importFiles(list: FileList | readonly File[], onProgress: (p: Pro
     if (WANTED.test(path)) files.push({ path, blob: f });
   }
   try {
-    onProgress({ bytesRead: 0, totalBytes: files.reduce((n, f) => n + f.blob.size, 0) });
-    if ((await runRepository()) instanceof IdbRunRepository) await importInWorker(files, onProgress);
-    else await importHere(files);
-    await runsStore.getState().refresh();
+    // the total comes from the worker: a File's size is a synchronous look at the disk (10,000 files: seconds)
+    onProgress({ bytesRead: 0, totalBytes: 0 });
+    const ids =
+      (await runRepository()) instanceof IdbRunRepository
+        ? await importInWorker(files, onProgress)
+        : await importHere(files);
+    // only the imported runs are read into the table, not every stored run again
+    await runsStore.getState().refreshRuns(ids);
   } catch (e) {
     runsStore.getState().setError(e instanceof Error ? `${e.name}: ${e.message}` : String(e));
   } finally {
@@ -118,7 +125,9 @@ export function RunImport() {
           {' '}
           <progress value={progress.bytesRead} max={Math.max(1, progress.totalBytes)} aria-label="import read" />{' '}
           <span className="muted">
-            importing {size(progress.bytesRead)} of {size(progress.totalBytes)}
+            {progress.totalBytes > 0
+              ? `importing ${size(progress.bytesRead)} of ${size(progress.totalBytes)}`
+              : 'importing…'}
           </span>
         </span>
       ) : null}

@@ -48,7 +48,14 @@ export interface RunsState {
 export interface RunsActions {
   /** load the list; runs left 'running' by a closed or reloaded page become 'interrupted' */
   load(): Promise<void>;
+  /** read every stored run again (the page's first load, another tab's changes) */
   refresh(): Promise<void>;
+  /**
+   * Read only the runs `ids` again (after this page imported, stored or deleted them): each is added, replaced or —
+   * no longer stored — dropped; the other records are kept as they are (an import of 10,000 folders re-reads those
+   * 10,000, not every stored run again).
+   */
+  refreshRuns(ids: readonly string[]): Promise<void>;
   /** ask the browser again how much storage this origin uses (a live run writes as it goes) */
   reestimate(): Promise<void>;
   /**
@@ -114,6 +121,32 @@ function newRecordAt(id: string, run: NewRun, at: number): RunRecord {
   };
 }
 
+/** Runs read at once by refreshRuns. */
+const REFRESH_SLICE = 500;
+
+/**
+ * `runs` (oldest first, as listRuns gives them) with `fresh` applied: a record replaces the one of its id or is added,
+ * null drops it. Linear in the runs, plus a sort only where an added record is older than the newest kept one.
+ */
+export function mergeRuns(runs: readonly RunRecord[], fresh: ReadonlyMap<string, RunRecord | null>): RunRecord[] {
+  const merged: RunRecord[] = [];
+  for (const run of runs) {
+    if (!fresh.has(run.id)) merged.push(run);
+    else {
+      const record = fresh.get(run.id);
+      if (record) merged.push(record);
+    }
+  }
+  const known = new Set(runs.map((run) => run.id));
+  let sorted = true;
+  for (const record of fresh.values()) {
+    if (!record || known.has(record.id)) continue;
+    if (merged.length > 0 && merged[merged.length - 1]!.createdAt > record.createdAt) sorted = false;
+    merged.push(record);
+  }
+  return sorted ? merged : merged.sort((a, b) => a.createdAt - b.createdAt);
+}
+
 const message = (e: unknown) => (e instanceof Error ? `${e.name}: ${e.message}` : String(e));
 
 export function createRunsStore(
@@ -152,11 +185,12 @@ export function createRunsStore(
   let following = false;
   const newRecord = (id: string, run: NewRun) => newRecordAt(id, run, now());
   /** Stored runs for `riders`, each locked by this tab, as the worker's rider links. */
-  const riderRecords = async (riders: readonly NewRun[]): Promise<RiderLink[]> => {
+  const riderRecords = async (riders: readonly NewRun[], touched: string[] = []): Promise<RiderLink[]> => {
     const r = await repo();
     const links: RiderLink[] = [];
     for (const rider of riders) {
       const record = newRecord(newRunId(now()), rider);
+      touched.push(record.id);
       const release = await locks.tryAcquire(runLockName(record.id));
       if (release) riderLocks.set(record.id, release);
       riderIndex.set(record.id, rider.queueIndex ?? null);
@@ -185,7 +219,7 @@ export function createRunsStore(
         });
         const { [id]: _gone, ...rest } = get().elsewhere;
         set({ elsewhere: rest });
-        await get().refresh();
+        await get().refreshRuns([id]);
       });
     };
     return {
@@ -238,6 +272,20 @@ export function createRunsStore(
           set({ estimate: await estimate() });
         });
       },
+      async refreshRuns(ids) {
+        await guard(async () => {
+          const r = await repo();
+          const fresh = new Map<string, RunRecord | null>();
+          // read in slices: each IndexedDB read is its own small task, none holds the page
+          for (let i = 0; i < ids.length; i += REFRESH_SLICE) {
+            const slice = ids.slice(i, i + REFRESH_SLICE);
+            const records = await Promise.all(slice.map((id) => r.getRun(id)));
+            slice.forEach((id, k) => fresh.set(id, records[k] ?? null));
+          }
+          set({ runs: mergeRuns(get().runs, fresh), selected: get().selected.filter((id) => fresh.get(id) !== null) });
+          set({ estimate: await estimate() });
+        });
+      },
       async reestimate() {
         await guard(async () => set({ estimate: await estimate() }));
       },
@@ -252,16 +300,18 @@ export function createRunsStore(
           set({ error: inAnotherTab(id) });
           return null;
         }
+        // the records this stores, read back into the table afterwards
+        const touched = [id];
         const links = await guard(async () => {
           await (await repo()).putRun(newRecord(id, run));
-          return riderRecords(riders);
+          return riderRecords(riders, touched);
         });
         if (links === null) {
           dropLock();
           return null;
         }
         runStore.getState().start(run.config, run.backendChoice, { runId: id, resume: false }, undefined, links);
-        await get().refresh();
+        await get().refreshRuns(touched);
         return id;
       },
       async resumeRun(id, riders = []) {
@@ -274,6 +324,7 @@ export function createRunsStore(
           set({ error: inAnotherTab(id) });
           return false;
         }
+        const touched = [id];
         const started = await guard(async () => {
           const r = await repo();
           const record = await r.getRun(id);
@@ -303,12 +354,12 @@ export function createRunsStore(
               record.backend ?? record.backendChoice,
               { runId: id, resume: true, ...(continuation ? { continuation } : {}) },
               restored,
-              await riderRecords(riders),
+              await riderRecords(riders, touched),
             );
           return true;
         });
         if (started === null) dropLock();
-        await get().refresh();
+        await get().refreshRuns(touched);
         return started === true;
       },
       async showRun(id) {
@@ -336,7 +387,7 @@ export function createRunsStore(
         } catch (e) {
           set({ error: e instanceof RunLockedError ? e.message : message(e) });
         }
-        await get().refresh();
+        await get().refreshRuns([id]);
       },
       toggleSelected(id) {
         const sel = get().selected;
@@ -446,6 +497,9 @@ export function createRunsStore(
               riders: s.rides.filter((x) => x.end === 'interrupted').map((x) => x.runId),
             }
           : null;
+      // the records its worker wrote: the run's and its riders'
+      const written =
+        s.recordId === null ? null : [s.recordId, ...riderIndex.keys(), ...s.rides.map((ride) => ride.runId)];
       void (async () => {
         // a run that failed before the worker could save anything (no backend, storage did not open) is marked here
         if (failed) {
@@ -470,7 +524,7 @@ export function createRunsStore(
               await r.putRun({ ...rider, status: 'interrupted', error, updatedAt: now() });
           }
         }
-        await store.getState().refresh();
+        await (written ? store.getState().refreshRuns(written) : store.getState().refresh());
       })()
         .catch((e: unknown) => store.getState().setError(message(e)))
         .finally(() => {
