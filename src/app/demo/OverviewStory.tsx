@@ -5,6 +5,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import { DEMO_SEED, OVERVIEW_ARMS } from '../../core/experiment/demoRecording';
 import { ARMS, armOfDemo } from '../charts/armIdentity';
+import { figureTitle } from '../charts/figureTitle';
 import { demoStorySentence, percent } from '../../core/experiment/demoStory';
 import { METRIC } from '../../core/runLog/metricKeys';
 import { finitePoints } from '../charts/downsampleSeries';
@@ -110,6 +111,11 @@ export function OverviewStory() {
         testId="overview-chart"
         title="validation success of the skill-free student"
         lines={lines}
+        figureTitle={figureTitle(
+          `Validation success of the skill-free student (${lines.map((l) => l.name).join(', ')})`,
+          ['retire-shell'],
+          [DEMO_SEED],
+        )}
         marker={marker}
         threshold={threshold}
         yDomain={UNIT}

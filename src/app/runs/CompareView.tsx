@@ -27,6 +27,7 @@ import { ChartReadout, ChartValuesTable, useChartPointer } from '../charts/Chart
 import { logRange, positivePart } from '../charts/chartScale';
 import { emaSmooth } from '../../core/emaSmoothing';
 import { ARMS, armOfSchedule, type Arm } from '../charts/armIdentity';
+import { figureTitle, metricWords } from '../charts/figureTitle';
 import { Select } from '../Select';
 import { validationCurve } from '../../core/experiment/comparison';
 import {
@@ -202,9 +203,13 @@ function CompareRuns() {
   /** the chart as a figure that reads on its own: title, axis labels, legend with the retirement markers */
   const figureSvg = () =>
     lineFigureSvg({
-      title,
+      title: figureTitle(
+        `${metricWords(metric)}${stage === 'student' ? '' : ` (${stage === 'sft' ? 'SFT' : stage} stage)`}`,
+        runs.map((r) => r.preset),
+        runs.map((r) => r.seed),
+      ),
       xLabel,
-      yLabel: metric,
+      yLabel: metricWords(metric),
       yDomain: logY ? undefined : yDomain,
       series: groups.map((g, i) => ({
         label: g.label,
@@ -214,7 +219,10 @@ function CompareRuns() {
         dash: overlaps[i]?.dash,
       })),
       markers: groups.flatMap((g) => g.triggers.map((t) => ({ x: t.x, color: g.color, label: 'retirement' }))),
-      notes: overlaps.flatMap((o) => (o ? [o.note] : [])),
+      notes: [
+        `Mean ± 1 std over seeds${smoothing > 0 ? `; smoothed: debiased EMA, weight ${smoothing.toFixed(2)} (as TensorBoard smooths)` : ''}${logY ? '; drawn on a linear scale' : ''}.`,
+        ...overlaps.flatMap((o) => (o ? [o.note] : [])),
+      ],
     });
   const exportChart = (format: 'svg' | 'png') =>
     saveFigure(figureSvg(), FIGURE_WIDTH, FIGURE_HEIGHT, 'compare', format);

@@ -7,6 +7,7 @@ import { useStore } from 'zustand';
 import { MetricChart } from '../charts/MetricChart';
 import { SERIES_COLORS } from '../charts/chartFrame';
 import { ARMS } from '../charts/armIdentity';
+import { figureTitle } from '../charts/figureTitle';
 import { queueStore, runRepository, useRuns } from '../runs/storedRuns';
 import { MEMBER_METRICS, memberRecord, queueMembers, type MemberMetric, type QueueMember } from '../runs/queueMembers';
 import type { RunRecord, StoredMetrics } from '../runs/runRecord';
@@ -125,6 +126,11 @@ export function PopulationChart() {
       <MetricChart
         testId="population-chart"
         title={`${def.title} — each run of the queue`}
+        figureTitle={figureTitle(
+          `${def.title[0]!.toUpperCase()}${def.title.slice(1)}, each run of the queue`,
+          [queue.preset],
+          queue.spec.seeds,
+        )}
         lines={lines}
         markers={markers}
         yDomain={def.unit ? UNIT : undefined}

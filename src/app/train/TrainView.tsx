@@ -7,6 +7,7 @@ import type { Preset } from '../../core/experiment/preset';
 import { gateCharts, retirementMarker } from '../charts/gateCharts';
 import { MetricChart } from '../charts/MetricChart';
 import { ChartViewControls, ChartViewProvider } from '../charts/chartView';
+import { figureTitle } from '../charts/figureTitle';
 import { useThrottledValue } from '../charts/useThrottledValue';
 import { Field } from '../Field';
 import { overrideLines } from '../overrideLines';
@@ -319,6 +320,8 @@ function RunCharts() {
   const slices = useDeferredValue(throttled);
   const series = useMemo(() => trainSeries(slices), [slices]);
   const gate = cfg?.student.gate;
+  /** a downloaded figure's title: what it plots, the run's preset and seed */
+  const fig = (what: string) => (cfg ? figureTitle(what, [cfg.name], [cfg.seed]) : what);
   const delta = gate?.alignmentThreshold;
   const gamma = gate?.competenceThreshold;
   const triggerStep = retirement?.triggerStep;
@@ -347,14 +350,26 @@ function RunCharts() {
       <MetricChart
         testId="train-window-mean"
         title="K̄ₘ — mean teacher–student gap per window"
+        figureTitle={fig('Mean teacher–student gap per window (K̄ₘ)')}
         {...gateChart.windowMean}
         note="Student stage. K = −g, averaged over W steps; no windows after retirement (the teacher is not run)."
       />
-      <MetricChart testId="train-alignment" title="ρ — alignment progress" {...gateChart.alignment} />
-      <MetricChart testId="train-competence" title="η — competence ratio" {...gateChart.competence} />
+      <MetricChart
+        testId="train-alignment"
+        title="ρ — alignment progress"
+        figureTitle={fig('Alignment progress ρ')}
+        {...gateChart.alignment}
+      />
+      <MetricChart
+        testId="train-competence"
+        title="η — competence ratio"
+        figureTitle={fig('Competence ratio η')}
+        {...gateChart.competence}
+      />
       <MetricChart
         testId="train-success"
         title="success rate"
+        figureTitle={fig('Success rate, training rollouts and validation')}
         lines={lines.success}
         marker={marker}
         yDomain={UNIT_RANGE}
@@ -363,6 +378,7 @@ function RunCharts() {
       <MetricChart
         testId="train-entropy"
         title="entropy (nats/token)"
+        figureTitle={fig('Entropy of the sampled action tokens (nats/token)')}
         lines={lines.entropy}
         marker={marker}
         note="Student stage: mean entropy of the sampled action tokens."
@@ -370,6 +386,7 @@ function RunCharts() {
       <MetricChart
         testId="train-grad-cosine"
         title="cos(∇ action loss, ∇ observation loss)"
+        figureTitle={fig('Cosine of the action and observation loss gradients')}
         lines={lines.cosine}
         threshold={ZERO_LINE}
         xLabel="SFT step"
