@@ -78,6 +78,18 @@ const appOrder = APP_LAYERS.map((layer, i) => {
 /** The src/app import-direction blocks alone (test/app/importDirection.test.ts lints a back-arrow with them). */
 export const appImportBlocks = appOrder;
 
+const enginePatterns = [
+  {
+    group: ['react', 'react-dom', 'react/*', 'recharts', 'zustand'],
+    message: 'src/engine runs in workers and Node: no React/UI.',
+  },
+  { group: ['**/app/**', '**/cli/**'], message: 'src/engine must not import from app or cli.' },
+  {
+    group: ['node:*', 'fs', 'path', 'child_process'],
+    message: 'src/engine runs in a browser worker too: no Node built-ins (Node-only code lives in cli/).',
+  },
+];
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'public/**', 'runs/**', 'coverage/**'] },
   ...tseslint.configs.recommended,
@@ -129,23 +141,55 @@ export default tseslint.config(
   {
     files: ['src/engine/**/*.ts'],
     rules: {
+      'no-restricted-imports': ['error', { patterns: enginePatterns }],
+      'no-restricted-globals': ['error', 'window', 'document', 'localStorage'],
+    },
+  },
+  // inside the engine: the fused kernels sit below the losses they fuse, and the trainer above the modules beside it
+  {
+    files: ['src/engine/kernels/**/*.ts'],
+    rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
+            ...enginePatterns,
             {
-              group: ['react', 'react-dom', 'react/*', 'recharts', 'zustand'],
-              message: 'src/engine runs in workers and Node: no React/UI.',
-            },
-            { group: ['**/app/**', '**/cli/**'], message: 'src/engine must not import from app or cli.' },
-            {
-              group: ['node:*', 'fs', 'path', 'child_process'],
-              message: 'src/engine runs in a browser worker too: no Node built-ins (Node-only code lives in cli/).',
+              group: ['../losses/*'],
+              message: 'kernels/ sit below losses/: share a type through a module below both.',
             },
           ],
         },
       ],
-      'no-restricted-globals': ['error', 'window', 'document', 'localStorage'],
+    },
+  },
+  {
+    files: ['src/engine/*.ts'],
+    // a reader of the trainer's checkpoints for the page's trajectory viewer, above the trainer: nothing there imports it
+    ignores: ['src/engine/checkpointProbe.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...enginePatterns,
+            {
+              group: ['./trainer/*'],
+              message: 'trainer/ is built on the modules beside it: they import nothing from it.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  // bench/ takes core and engine; cli/ drives the bench page (bench/browser/protocol.ts), so bench imports no cli/
+  {
+    files: ['bench/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/cli/*'], message: 'bench/ must not import cli/ (cli/ imports the bench page).' }] },
+      ],
     },
   },
   ...appOrder,

@@ -16,7 +16,7 @@ import { opdLoss } from '../src/engine/losses/opdLoss';
 import { tokenStats } from '../src/engine/losses/tokenLogProbs';
 import { PolicyModel } from '../src/engine/model';
 import { modelConfigFor } from '../src/engine/modelConfig';
-import { readPreset } from '../cli/presetFiles';
+import { readShippedPreset } from './shippedPreset';
 
 const T = 30;
 const { values } = parseArgs({
@@ -26,7 +26,7 @@ const steps = Number(values.steps);
 if (!Number.isSafeInteger(steps) || steps < 1) throw new Error('--steps: an integer ≥ 1');
 
 const backend = await initBackend(parseBackendName(values.backend));
-const config = validateConfig(readPreset('retire-shell').config, 'retire-shell');
+const config = validateConfig(readShippedPreset('retire-shell').config, 'retire-shell');
 const modelConfig = modelConfigFor(config, createEnvFor(config));
 const B = config.student.grpo.groupSize * config.student.grpo.tasksPerStep;
 const model = new PolicyModel(modelConfig, 1, 'loss_sharing');

@@ -21,7 +21,7 @@ import { tokenLogProbs } from '../src/engine/losses/tokenLogProbs';
 import { PolicyModel } from '../src/engine/model';
 import { modelConfigFor, type ModelConfig } from '../src/engine/modelConfig';
 import { createAdam } from '../src/engine/optimizer';
-import { readPreset } from '../cli/presetFiles';
+import { readShippedPreset } from './shippedPreset';
 
 const TOKENS = 28;
 const PROMPT = 12;
@@ -93,7 +93,7 @@ async function rolloutMs(config: ModelConfig, rows: number): Promise<number> {
   }
 }
 
-const preset = readPreset('retire-shell');
+const preset = readShippedPreset('retire-shell');
 const config = validateConfig(preset.config, 'retire-shell');
 const model = modelConfigFor(config, createEnvFor(config));
 const batch = config.student.grpo.groupSize * config.student.grpo.tasksPerStep;

@@ -6,7 +6,7 @@ import * as tf from '@tensorflow/tfjs';
 import type { Task } from '../core/env/types';
 import { tokenLogProbs } from './losses/tokenLogProbs';
 import type { PolicyModel } from './model';
-import { packSequences, type PackedSequences } from './trainer/sequenceBatch';
+import { packSequences, type PackedSequences } from './sequenceBatch';
 
 /** Unpack a padded batch into per-row streams (to re-pack with a prefix). */
 function rows(p: PackedSequences): { tokens: Int32Array; classes: Int32Array }[] {

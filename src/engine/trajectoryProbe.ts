@@ -9,7 +9,7 @@ import { TokenClass, type AgentEnv, type Split, type Task } from '../core/env/ty
 import type { PolicyModel } from './model';
 import { isPolicyClass, rollout, sequenceLogProbs, type RolloutBatch } from './rollout';
 import { teacherOnStudentTargets } from './teacherView';
-import { disposeTensors, packSequences, toTensors } from './trainer/sequenceBatch';
+import { disposeTensors, packSequences, toTensors } from './sequenceBatch';
 
 export interface ProbeToken {
   readonly id: number;

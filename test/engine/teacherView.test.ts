@@ -11,7 +11,7 @@ import { PolicyModel } from '../../src/engine/model';
 import { rollout, sequenceLogProbs, type RolloutBatch } from '../../src/engine/rollout';
 import { teacherOnStudentTargets } from '../../src/engine/teacherView';
 import { createEnginePort, toRolloutOutput } from '../../src/engine/trainer/engineAdapter';
-import { toTensors } from '../../src/engine/trainer/sequenceBatch';
+import { toTensors } from '../../src/engine/sequenceBatch';
 
 beforeAll(async () => {
   await initBackend('wasm');

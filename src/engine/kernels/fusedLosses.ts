@@ -3,7 +3,7 @@
 // values, gradients and statistics as the composed versions (checked in test/engine/kernels/fusedKernels.test.ts);
 // the loss modules call these when useFusedKernels() is true. Shapes follow ../losses/README.md.
 import * as tf from '@tensorflow/tfjs';
-import type { OpdInputs } from '../losses/lossTypes';
+import type { OpdInputs } from '../lossInputs';
 import { GRPO_STATS, grpoReduce } from './webgpuGrpoReduce';
 import { OPD_STATS, opdReduce } from './webgpuOpdReduce';
 import { SFT_STATS, sftReduce } from './webgpuSftReduce';

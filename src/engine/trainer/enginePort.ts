@@ -5,7 +5,7 @@ import type * as tf from '@tensorflow/tfjs';
 import type { Task } from '../../core/env/types';
 import type { PolicyModel } from '../model';
 import type { HostTensor } from '../hostTensor';
-import type { PackedSequences } from './sequenceBatch';
+import type { PackedSequences } from '../sequenceBatch';
 
 export interface RolloutRequest {
   policy: PolicyModel;

@@ -21,7 +21,7 @@ import type { RolloutOutput, TrainerOptimizer } from './enginePort';
 import { checkedUpdate } from './checkedUpdate';
 import type { StageName } from './events';
 import { teacherOnStudentTargets, withSkillPrefix } from '../teacherView';
-import { disposeTensors, toTensors, type PackedSequences } from './sequenceBatch';
+import { disposeTensors, toTensors, type PackedSequences } from '../sequenceBatch';
 import { miniBatchPlan } from '../../core/miniBatches';
 import { METRIC } from '../../core/runLog/metricKeys';
 

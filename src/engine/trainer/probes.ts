@@ -7,7 +7,7 @@ import { klFromInit } from '../losses/evalMetrics';
 import { actionMask, classMask } from '../losses/lossTypes';
 import { tokenEntropy, tokenLogProbs } from '../losses/tokenLogProbs';
 import type { PolicyModel } from '../model';
-import { disposeTensors, packSequences, toTensors, type SequenceTensors } from './sequenceBatch';
+import { disposeTensors, packSequences, toTensors, type SequenceTensors } from '../sequenceBatch';
 
 const CHUNK = 32;
 

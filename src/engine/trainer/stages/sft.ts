@@ -12,7 +12,7 @@ import { checkedUpdate } from '../checkedUpdate';
 import type { TrainerOptimizer } from '../enginePort';
 import { evaluateProbes } from '../probes';
 import { stepSeed } from '../seeds';
-import { disposeTensors, packSequences, toTensors } from '../sequenceBatch';
+import { disposeTensors, packSequences, toTensors } from '../../sequenceBatch';
 import { demonstrationsOf, type Demonstrations } from './demonstrations';
 import type { StageContext } from './stageContext';
 import { phaseMetrics } from '../../../core/runLog/stepPhases';

@@ -10,7 +10,7 @@ import { createEnvFor } from '../../../../src/core/experiment/envFactory';
 import { loadPreset } from '../../../../src/core/experiment/preset';
 import type { RolloutOutput, RolloutRequest } from '../../../../src/engine/trainer/enginePort';
 import { stepSeed } from '../../../../src/engine/trainer/seeds';
-import { packSequences, type PackedSequences } from '../../../../src/engine/trainer/sequenceBatch';
+import { packSequences, type PackedSequences } from '../../../../src/engine/sequenceBatch';
 import { demonstrationsOf } from '../../../../src/engine/trainer/stages/demonstrations';
 import { sftBatch } from '../../../../src/engine/trainer/stages/sft';
 import type { StageContext } from '../../../../src/engine/trainer/stages/stageContext';

@@ -1,8 +1,8 @@
 // Packing variable-length token streams into padded [B, T] host arrays and the shifted target tensors the losses
 // take (lossTypes.ts convention: position t predicts token t + 1; class of the target; NO_TARGET past the end).
 import * as tf from '@tensorflow/tfjs';
-import { Special, TokenClass } from '../../core/env/types';
-import { shiftTargets } from '../losses/lossTypes';
+import { Special, TokenClass } from '../core/env/types';
+import { shiftTargets } from './losses/lossTypes';
 
 export interface PackedSequences {
   batch: number;
