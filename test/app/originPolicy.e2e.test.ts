@@ -68,9 +68,12 @@ describe('the origin policy in a real browser', () => {
     const overrides = page.getByRole('alert').filter({ hasText: 'overrides: teacher.checkpoint' });
     await overrides.waitFor();
     expect(await page.getByRole('button', { name: 'Start' }).isDisabled()).toBe(true);
+    // a click on the disabled Start starts nothing: had its handler run, it would have shown "starting" (its title
+    // names the thread calibration) in the same render; two animation frames later that render has been painted
     await page.getByRole('button', { name: 'Start' }).click({ force: true });
-    await page.waitForTimeout(500);
+    await page.evaluate(() => new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
     expect(await page.getByTestId('run-status').count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Start' }).getAttribute('title')).toBeNull();
 
     const js = await openTrain('#train?preset=smoke&set=teacher.checkpoint=javascript:alert(1)');
     await js.getByRole('alert').filter({ hasText: 'not a URL or a scheme (javascript:)' }).waitFor();

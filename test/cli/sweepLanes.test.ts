@@ -109,6 +109,16 @@ describe('--jobs and --part', () => {
   });
 });
 
+/** One turn of the event loop: every promise already settled has run its callbacks (no wall-clock wait). */
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** A promise and the function that resolves it: a task waits on another task's step, not on a timer. */
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve = (): void => {};
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
 describe('runLanes', () => {
   it('runs at most `jobs` tasks at once, each lane taking the next task, and returns every exit code', async () => {
     let running = 0;
@@ -118,7 +128,7 @@ describe('runLanes', () => {
       running++;
       most = Math.max(most, running);
       order.push(task);
-      await new Promise((r) => setTimeout(r, 5 + 5 * task));
+      await turn(); // the other lane starts its task meanwhile, if there is one
       running--;
       return task === 3 ? 1 : 0;
     });
@@ -136,16 +146,23 @@ describe('runLanes', () => {
   });
 
   it('starts the tasks not yet started before a task enqueued while others run', async () => {
-    // lane 0 runs task 1 (long) and enqueues 10 while lane 1 runs task 2; lane 1 then takes 3 (which may enqueue
-    // work of its own) before 10
+    // lane 0 runs task 1 and enqueues 10 while lane 1 runs task 2; lane 1 then takes 3 (which may enqueue work of
+    // its own) before 10, and task 1 ends only once 3 has started (had 10 come first, 3 would start after 10)
     const order: number[] = [];
+    const twoStarted = deferred();
+    const twoMayEnd = deferred();
+    const threeStarted = deferred();
     const ended = await runLanes([1, 2, 3], 2, async (task, _lane, enqueue) => {
       order.push(task);
       if (task === 1) {
-        await new Promise((r) => setTimeout(r, 2));
+        await twoStarted.promise;
         enqueue(10);
-        await new Promise((r) => setTimeout(r, 40));
-      } else await new Promise((r) => setTimeout(r, 10));
+        twoMayEnd.resolve();
+        await threeStarted.promise;
+      } else if (task === 2) {
+        twoStarted.resolve();
+        await twoMayEnd.promise;
+      } else if (task === 3) threeStarted.resolve();
       return 0;
     });
     expect(order).toEqual([1, 2, 3, 10]);
@@ -175,9 +192,9 @@ describe('runLanes', () => {
     await runLanes([1], 2, async (task, lane, enqueue) => {
       lanesUsed.push(lane);
       if (task === 1) {
-        await new Promise((r) => setTimeout(r, 10));
+        await turn(); // the idle lane has had every chance to give up
         enqueue(2);
-        await new Promise((r) => setTimeout(r, 30));
+        await turn(); // a lane still waiting takes 2 now; one that gave up leaves 2 to lane 0, after this task
       }
       return 0;
     });
