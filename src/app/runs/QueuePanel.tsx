@@ -1,28 +1,26 @@
 // The run queue form and its progress: a preset (sweep presets bring their axes and seeds), axes to vary (one
 // `key=v1,v2` per line, as `npm run sweep -- --vary`), seeds, overrides; the runs go one after another in the
 // worker. The form starts empty; once a preset is chosen it says how many runs that makes and how long they should
-// take here (queueEstimate.ts: this browser's measured step times) before anything is queued. Progress per run and
-// overall, with an ETA from the time spent so far.
-import { overrideLines } from '../overrideLines';
+// take here (queueEstimate.ts: this browser's measured step times) before anything is queued. The plan itself (the
+// runs, their populations, the memory check) is made by a worker (queuePlanner.ts): 999 runs never hold the page.
+// Progress per run and overall, with an ETA from the time spent so far.
 import { useEffect, useMemo, useState } from 'react';
 import { useStore } from 'zustand';
-import { ConfigError } from '../../core/experiment/config';
 import { useRun } from '../train/liveRun';
 import { usePresetCatalog } from '../train/usePresetCatalog';
 import { BACKEND_CHOICES, type BackendChoice } from '../../core/methodVocabulary';
 import { isActive } from '../train/liveRunState';
-import {
-  createQueue,
-  DEFAULT_POPULATION_SIZE,
-  parseAxes,
-  parseSeeds,
-  populationPlan,
-  queueProgress,
-  type RunQueue,
-} from './runQueue';
+import { DEFAULT_POPULATION_SIZE, queueProgress, type RunQueue } from './runQueue';
 import { queueStore, runsStore, useRuns } from './storedRuns';
-import { browserMemoryBudget, queueMemoryRefusal } from './queueMemory';
+import { browserMemoryBudget } from './queueMemory';
 import { estimateQueue, type MeasuredRun } from './queueEstimate';
+import { createQueuePlanner } from './queuePlanner';
+import type { QueueFormInput, QueuePlan } from './queuePlanProtocol';
+
+/** The page's one planning worker, made on the form's first plan. */
+const planner = createQueuePlanner();
+
+type FormInput = Omit<QueueFormInput, 'budget' | 'now'>;
 
 const axesText = (axes: Record<string, unknown[]>) =>
   Object.entries(axes)
@@ -137,33 +135,36 @@ function QueueForm() {
   }, [catalog, presetName]);
   const axesShown = axes ?? (preset?.sweep ? axesText(preset.sweep.axes) : '');
   const seedsShown = seeds ?? (preset?.sweep?.seeds ?? [0, 1, 2]).join(',');
-  const built = useMemo((): { queue: RunQueue | null; error: string | null } => {
-    if (!preset) return { queue: null, error: null };
-    try {
-      const lines = overrideLines(overrides);
-      // the preset's own axes (and its temperature matching) unless the axes were edited, as the CLI's --vary
-      const ownAxes = axes === null && preset.sweep !== null;
-      const queue = createQueue(
-        preset,
-        lines,
-        backend,
-        parseSeeds(seedsShown),
-        ownAxes ? null : parseAxes(axesShown),
-        undefined,
-        Number(population),
-      );
-      const tooLarge = queueMemoryRefusal(queue, browserMemoryBudget());
-      if (tooLarge) return { queue: null, error: `population: ${tooLarge}` };
-      return { queue, error: null };
-    } catch (e) {
-      return {
-        queue: null,
-        error: e instanceof ConfigError ? e.messages.join('; ') : e instanceof Error ? e.message : String(e),
-      };
-    }
-  }, [preset, overrides, backend, seedsShown, axesShown, axes, population]);
-  const packed = useMemo(() => (built.queue ? populationPlan(built.queue) : []), [built.queue]);
-  const riding = packed.reduce((n, p) => n + p.riders.length, 0);
+  // what the form holds now; the worker plans it (axes null: the preset's own axes and temperature matching)
+  const input = useMemo(
+    (): FormInput | null =>
+      preset
+        ? { preset, overrides, backend, seeds: seedsShown, axes: axes === null ? null : axesShown, population }
+        : null,
+    [preset, overrides, backend, seedsShown, axesShown, axes, population],
+  );
+  const [answer, setAnswer] = useState<{ input: FormInput; plan: QueuePlan | null; error: string | null } | null>(null);
+  useEffect(() => {
+    if (!input) return;
+    let live = true;
+    planner.plan({ ...input, budget: browserMemoryBudget(), now: Date.now() }).then(
+      (plan) => {
+        if (live && plan) setAnswer({ input, plan, error: null });
+      },
+      (e: unknown) => {
+        if (live) setAnswer({ input, plan: null, error: e instanceof Error ? e.message : String(e) });
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [input]);
+  // the answer counts only for what the form holds now: until it arrives the form says it is planning
+  const current = input !== null && answer?.input === input ? answer : null;
+  const planning = input !== null && current === null;
+  const built = { queue: current?.plan?.queue ?? null, error: current?.error ?? null };
+  const populations = current?.plan?.populations ?? 0;
+  const riding = current?.plan?.riding ?? 0;
   const runs = useRuns((s) => s.runs);
   const estimate = useMemo(() => {
     if (!built.queue) return null;
@@ -262,8 +263,13 @@ function QueueForm() {
             ? `about ${duration(estimate.seconds)} one after another (${estimate.basis})`
             : `no time estimate yet: no ${built.queue.preset} or ${built.queue.items[0]?.config.env.name ?? ''} run has finished in this browser`}
           {riding > 0
-            ? `; ${riding} of them ride along another run's student steps until their schedules differ (${packed.length} populations), so it takes less`
+            ? `; ${riding} of them ride along another run's student steps until their schedules differ (${populations} populations), so it takes less`
             : ''}
+        </p>
+      ) : null}
+      {planning ? (
+        <p className="muted" role="status" data-testid="queue-planning">
+          planning the runs…
         </p>
       ) : null}
       {built.error ? (

@@ -22,10 +22,14 @@ function deviceMemoryGiB(): number | undefined {
     : (navigator as Navigator & { deviceMemory?: number }).deviceMemory;
 }
 
-/** Why the queue's largest population does not fit `budget`, or null. */
-export function queueMemoryRefusal(queue: RunQueue, budget: MemoryBudget): string | null {
+/** Why the queue's largest population does not fit `budget`, or null (`plan`: its populationPlan, when made). */
+export function queueMemoryRefusal(
+  queue: RunQueue,
+  budget: MemoryBudget,
+  plan: readonly { leader: number; riders: number[] }[] = populationPlan(queue),
+): string | null {
   let largest: { leader: number; riders: number[] } | null = null;
-  for (const p of populationPlan(queue)) if (!largest || p.riders.length > largest.riders.length) largest = p;
+  for (const p of plan) if (!largest || p.riders.length > largest.riders.length) largest = p;
   if (!largest || largest.riders.length === 0) return null;
   return populationRefusal(queue.items[largest.leader]!.config, 1 + largest.riders.length, budget);
 }
