@@ -1,6 +1,7 @@
 // The engineers' view: replay the RetireOPD retirement gate (docs/METHODS.md §4) over the log of a real verl/TRL run,
 // in the page (the core replay is pure TypeScript), with the same defaults and results as `npm run replay`.
 import { useEffect, useMemo, useRef, useState } from 'react';
+import { useStore } from 'zustand';
 import type { LogSource } from '../../core/replay/logRecords';
 import { LogFilePicker, size, type LoadedLog } from '../files/LogFilePicker';
 import { ReplayResults } from './ReplayResults';
@@ -38,10 +39,13 @@ async function whatIfSources(files: readonly LoadedLog[]): Promise<LogSource[] |
 }
 
 export function ReplayView() {
-  // a log handed over by another view (Train's "replay this run") is replayed at once
-  const [handoff] = useState(() => replayInbox.getState().pending);
-  const [logs, setLogs] = useState<LoadedLog[]>(handoff?.logs ?? []);
-  const [settings, setSettings] = useState<ReplaySettings>(handoff?.settings ?? DEFAULT_SETTINGS);
+  // a log handed over by another view (Train's "replay this run", the tour's what-if stop) is replayed at once, whether
+  // it came before this view opened or while it is open
+  const handoff = useStore(replayInbox, (s) => s.pending);
+  const [logs, setLogs] = useState<LoadedLog[]>(() => replayInbox.getState().pending?.logs ?? []);
+  const [settings, setSettings] = useState<ReplaySettings>(
+    () => replayInbox.getState().pending?.settings ?? DEFAULT_SETTINGS,
+  );
   const [ran, setRan] = useState<Ran | null>(null);
   /** the replay streaming in the worker now, with its bytes read (null: none) */
   const [reading, setReading] = useState<ReplayProgress | null>(null);
@@ -79,8 +83,11 @@ export function ReplayView() {
   useEffect(() => {
     if (!handoff) return;
     replayInbox.setState({ pending: null });
-    // replaying starts a worker and reports through state: an effect of the handoff, once per log handed over
+    // the form shows what is replayed; replaying starts a worker and reports through state: an effect of the
+    // handoff, once per log handed over
     // eslint-disable-next-line react-hooks/set-state-in-effect
+    setLogs(handoff.logs);
+    setSettings(handoff.settings);
     run(handoff.logs, handoff.settings);
     // once, for the log handed over when the view opened (`run` is a new closure each render)
     // eslint-disable-next-line react-hooks/exhaustive-deps

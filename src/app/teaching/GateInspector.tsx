@@ -10,6 +10,7 @@ import { GateTimeline, type TimelineProps } from './GateTimeline';
 import { HiddenRows } from '../HiddenRowsNote';
 import { shownRows } from '../shownRows';
 import './teaching.css';
+import './gateInspector.css';
 
 export interface GateInspectorProps extends Omit<TimelineProps, 'rows'> {
   rows: readonly InspectionRow[];
@@ -96,7 +97,9 @@ export function GateInspector({ rows, delta, gamma, ...timeline }: GateInspector
                   <td>{f(r.studentPerformance)}</td>
                   <td>{f(r.previousPerformance)}</td>
                   <CriterionCell value={r.competenceRatio} met={r.competent} holds=" ≥ γ" fails=" < γ" />
-                  <td>{r.valid ? 'yes' : `no (${INVALID_WORDS[r.invalidReason ?? 'not-finite']})`}</td>
+                  <td className="validity">
+                    {r.valid ? 'yes' : `no (${INVALID_WORDS[r.invalidReason ?? 'not-finite']})`}
+                  </td>
                   <td>
                     <strong>{r.decision === 'retire' ? 'RETIRE' : r.decision === 'keep' ? 'keep' : 'retired'}</strong>
                   </td>

@@ -90,6 +90,15 @@ function TourCard({
       window.removeEventListener('resize', place);
     };
   }, [stop, present]);
+  // the target may appear with no change to the run (a lazily loaded panel, a row rendered after a seek): watch for it
+  useEffect(() => {
+    if (!stop || present) return;
+    const observer = new MutationObserver(() => {
+      if (document.querySelector(stop.target) !== null) setRendered((n) => n + 1);
+    });
+    observer.observe(document.body, { childList: true, subtree: true });
+    return () => observer.disconnect();
+  }, [stop, present]);
   // the view renders on the hash change: outline the target once it is there, and again when the run brings it
   useEffect(() => {
     let frame = requestAnimationFrame(() => {
@@ -148,7 +157,7 @@ export function PresentationMode() {
       setLiveState(l);
       const stop = tour === null ? undefined : TOUR[tour];
       if (l) tourLive();
-      else if (stop) void tourOnRecording(stop.recordedAt);
+      else if (stop) void tourOnRecording(stop.recordedAt, stop.view);
     },
     [tour],
   );
@@ -163,7 +172,7 @@ export function PresentationMode() {
       const next = Math.max(0, Math.min(TOUR.length - 1, i));
       const stop = TOUR[next];
       if (stop && currentView() !== stop.view) window.location.hash = stop.view;
-      if (stop && !live) void tourOnRecording(stop.recordedAt);
+      if (stop && !live) void tourOnRecording(stop.recordedAt, stop.view);
       setTour(next);
     },
     [live],

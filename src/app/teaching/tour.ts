@@ -171,8 +171,9 @@ export const TOUR: readonly TourStop[] = [
           'teacher’s forward pass is skipped.'
         : 'This run has not retired its teacher (yet). Ask the class: at which validation will it, if at all?'),
     view: 'train',
-    target: '.gate-inspector',
-    waitFor: 'Wait for the student stage: the inspector appears with its first evaluated window.',
+    // the red row itself: bringing it into view scrolls the inspector's table as well as the page
+    target: '.gate-inspector tr[data-retired="true"]',
+    waitFor: 'The inspector’s red row appears with the evaluation that retires the teacher (in the student stage).',
     recordedAt: 'retirement',
   },
   {
