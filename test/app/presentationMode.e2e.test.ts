@@ -35,6 +35,25 @@ describe('presentation mode in a real browser', { shuffle: false }, () => {
 
   const status = () => page.getByTestId('run-status').textContent();
 
+  /** The element each view renders once it is on screen (the App mounts only the view its hash names). */
+  const viewShown = (view: string) =>
+    ({
+      '': page.getByRole('heading', { name: /^The story, recorded/ }),
+      train: page.getByRole('heading', { name: 'Train', level: 2, exact: true }),
+      replay: page.getByRole('heading', { name: 'Gate replay' }),
+      method: page.locator('.methods-doc h2').first(),
+    })[view];
+
+  /** Open a view and wait for it to be mounted. */
+  async function show(view: string): Promise<void> {
+    await page.evaluate((v) => (window.location.hash = v), view);
+    await viewShown(view)?.waitFor({ state: 'attached' });
+  }
+
+  /** Two animation frames: what the last hash change or key press rendered has been laid out (no wall-clock wait). */
+  const painted = () =>
+    page.evaluate(() => new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
+
   it('starts a run with Space when none is going', async () => {
     await page.getByLabel('preset', { exact: true }).selectOption('smoke');
     await page.getByLabel('backend', { exact: true }).selectOption('wasm');
@@ -47,7 +66,7 @@ describe('presentation mode in a real browser', { shuffle: false }, () => {
   });
 
   async function layoutOf(where: string) {
-    await page.waitForTimeout(150);
+    await painted();
     const report = await page.evaluate(measureLayout);
     return { where, ...report };
   }
@@ -56,7 +75,7 @@ describe('presentation mode in a real browser', { shuffle: false }, () => {
     it(`fits ${size.width}×${size.height} in every view: no sideways scroll, nothing fixed over content`, async () => {
       await page.setViewportSize(size);
       for (const view of VIEWS) {
-        await page.evaluate((v) => (window.location.hash = v), view);
+        await show(view);
         if (view === 'train') await page.getByTestId('gate-window-row').first().waitFor();
         const r = await layoutOf(`#${view}`);
         expect(r, r.where).toMatchObject({ scrollWidth: r.viewportWidth, covered: [], clippedPlaceholders: [] });
@@ -129,8 +148,8 @@ describe('presentation mode in a real browser', { shuffle: false }, () => {
 
   it('shows no tracker words in any view', async () => {
     for (const view of VIEWS) {
-      await page.evaluate((v) => (window.location.hash = v), view);
-      await page.waitForTimeout(300);
+      await show(view);
+      await painted();
       const text = await page.evaluate(() => document.body.innerText);
       expect(text, `#${view}`).not.toMatch(/\bissues?\s*#?\d+|#\d+\b|\btracker\b/i);
     }
