@@ -17,8 +17,8 @@ const tfjsOrUi = [
 
 // src/app imports go one way (test/app/importDirection.test.ts checks the same order exactly, by resolved file):
 //   shared root modules (Field, Select, appRoot, …) < files/ < charts/ < publish/ < worker/'s protocol with the page
-//   < the features' modules (.ts: stores, models, clients; replay < train < runs < demo < teaching)
-//   < the features' views (.tsx: demo < teaching < replay < runs < train) < the shell (App, main, Overview)
+//   < the features' modules (.ts: stores, models, clients; replay < train < runs < demo < teaching < helps)
+//   < the features' views (.tsx: demo < teaching < replay < runs < train < helps) < the shell (App, main, Overview)
 //   < worker/'s programs (entries and handlers: a page starts them from a URL, nothing imports them).
 // Each file may import its own layer and those before it. Here specifiers are matched by the lab's naming: a view's
 // file name starts with a capital (TrainView), a module's with a small letter (liveRun).
@@ -33,8 +33,16 @@ const APP_LAYERS = [
   { name: 'charts/', folder: 'charts' },
   { name: 'publish/', folder: 'publish' },
   { name: "worker/'s protocol", folder: 'worker', only: WORKER_PROTOCOL },
-  ...['replay', 'train', 'runs', 'demo', 'teaching'].map((f) => ({ name: `${f}/ modules`, folder: f, kind: 'module' })),
-  ...['demo', 'teaching', 'replay', 'runs', 'train'].map((f) => ({ name: `${f}/ views`, folder: f, kind: 'view' })),
+  ...['replay', 'train', 'runs', 'demo', 'teaching', 'helps'].map((f) => ({
+    name: `${f}/ modules`,
+    folder: f,
+    kind: 'module',
+  })),
+  ...['demo', 'teaching', 'replay', 'runs', 'train', 'helps'].map((f) => ({
+    name: `${f}/ views`,
+    folder: f,
+    kind: 'view',
+  })),
   { name: 'the shell', files: ['src/app/App.tsx', 'src/app/main.tsx', 'src/app/Overview.tsx'], shell: true },
   { name: "worker/'s programs", folder: 'worker', except: WORKER_PROTOCOL },
 ];

@@ -1,6 +1,7 @@
 // The lab's shell: a header with the three views (overview, training, gate replay), chosen by the URL hash so a
 // view can be linked to and reloaded. The shell loads offline (no CDN fonts, scripts or models).
 import { useEffect, useSyncExternalStore } from 'react';
+import { HelpsView } from './helps/HelpsView';
 import { Overview } from './Overview';
 import { PublishStatus } from './publish/PublishStatus';
 import { ReplayView } from './replay/ReplayView';
@@ -16,6 +17,7 @@ const VIEWS = [
   { hash: 'train', label: 'Train' },
   { hash: 'replay', label: 'Gate replay' },
   { hash: 'method', label: 'Method' },
+  { hash: 'helps', label: 'Where it helps' },
 ] as const;
 type ViewHash = (typeof VIEWS)[number]['hash'];
 
@@ -61,6 +63,8 @@ export function App() {
         <TrainView />
       ) : view === 'method' ? (
         <MethodsView />
+      ) : view === 'helps' ? (
+        <HelpsView />
       ) : (
         <Overview />
       )}

@@ -1,8 +1,8 @@
 // src/app imports go one way. The order, bottom first (each file may import its own layer and the ones before it):
 //   the shared root modules (Field, Select, appRoot, …) < files/ < charts/ < publish/ < worker/'s protocol with the
 //   page (protocol.ts, runControl.ts, wasmRuntimeChannel.ts) < the features' modules (.ts: stores, models, clients,
-//   protocols of the smaller workers), replay < train < runs < demo < teaching < the features' views (.tsx),
-//   demo < teaching < replay < runs < train < the shell (App.tsx, main.tsx, Overview.tsx) < worker/'s programs
+//   protocols of the smaller workers), replay < train < runs < demo < teaching < helps < the features' views (.tsx),
+//   demo < teaching < replay < runs < train < helps < the shell (App.tsx, main.tsx, Overview.tsx) < worker/'s programs
 //   (entries and handlers: the page starts them from a URL, nothing imports them).
 // This test checks every resolved import (type-only and dynamic ones included); the lint rule in eslint.config.js
 // checks the same order by file naming as you type.
@@ -18,8 +18,8 @@ const appDir = join(root, 'src', 'app');
 const SHELL = ['App.tsx', 'main.tsx', 'Overview.tsx'];
 const LIBRARIES = ['files', 'charts', 'publish'];
 const WORKER_PROTOCOL = ['protocol.ts', 'runControl.ts', 'wasmRuntimeChannel.ts'];
-const MODULE_ORDER = ['replay', 'train', 'runs', 'demo', 'teaching'];
-const VIEW_ORDER = ['demo', 'teaching', 'replay', 'runs', 'train'];
+const MODULE_ORDER = ['replay', 'train', 'runs', 'demo', 'teaching', 'helps'];
+const VIEW_ORDER = ['demo', 'teaching', 'replay', 'runs', 'train', 'helps'];
 
 /** The layers, bottom first. */
 export const APP_LAYERS = [

@@ -16,6 +16,7 @@ import { demoQueue } from './demoQueue';
 import { queueStore } from '../runs/storedRuns';
 import { openRecording } from './recordingPlayback';
 import { demoRecording, type DemoRecording } from './demoRecordings';
+import { SeedSpreadLine } from './SeedSpreadLine';
 
 const UNIT: [number, number] = [0, 1];
 /** The animation: student steps drawn per tick, and the tick (ms): 400 steps in about 2 s. */
@@ -129,6 +130,7 @@ export function OverviewStory() {
         ))}
       </p>
       <p data-testid="overview-sentence">{sentence ?? 'Loading the recorded runs…'}</p>
+      <SeedSpreadLine />
       <p className="buttons">
         <button
           type="button"

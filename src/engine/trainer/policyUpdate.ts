@@ -5,31 +5,20 @@
 // miniBatches.ts), one optimizer step each, so every update after the first is off-policy and the clip and OPD's k3
 // ratio act. Every loss term and the gradient norm are checked (checkedUpdate.ts) BEFORE the optimizer touches the
 // weights, and the gradient is clipped to grpo.gradClip; a failing update leaves the model as it was (earlier updates
-// of the same step stay applied, and the run stops). On webgpu the check, the clip and the mask are on the device
-// and every update's statistics (and g_k) come back in ONE read after the step's last update: per student step one
-// read here plus the rollout's one per turn.
+// of the same step stay applied, and the run stops).
 import * as tf from '@tensorflow/tfjs';
 import { grpoAdvantages, type AdvantageScaling } from '../../core/grpoAdvantages';
 import type { GrpoConfig } from '../../core/experiment/config';
 import type { Task } from '../../core/env/types';
 import { grpoLoss } from '../losses/grpoLoss';
 import { opdGap, type OpdEstimator } from '../losses/opdLoss';
-import { distillLoss, teacherSampledJsd, type DistillSpec } from '../losses/distillLoss';
+import { distillLoss, type DistillSpec } from '../losses/distillLoss';
 import { formNeedsTeacherLogits } from '../../core/methodVocabulary';
 import { tokenLogProbs, tokenStats } from '../losses/tokenLogProbs';
 import { useFusedKernels } from '../kernels/registerWebgpuKernels';
 import type { PolicyModel } from '../model';
 import type { RolloutOutput, TrainerOptimizer } from './enginePort';
-import {
-  checkedUpdate,
-  checkRefused,
-  checksOnDevice,
-  queueCheckedUpdate,
-  unpackUpdate,
-  type CheckedUpdateRequest,
-  type QueuedUpdate,
-} from './checkedUpdate';
-import { settleGpuErrorScopes, withDeferredGpuErrorScope } from '../webgpuDevice';
+import { checkedUpdate } from './checkedUpdate';
 import type { StageName } from './events';
 import { teacherOnStudentTargets, withSkillPrefix } from '../teacherView';
 import { disposeTensors, toTensors, type PackedSequences } from '../sequenceBatch';
@@ -51,9 +40,6 @@ function shiftRows(x: Float32Array, from: PackedSequences, to: PackedSequences, 
   return out;
 }
 
-/** the loss terms whose non-finite value stops the run, with the name the error reports */
-const FINITE_TERMS = { 'term/grpo': 'grpo', 'term/opd': 'opd' };
-
 export interface OpdPart {
   teacher: PolicyModel;
   /** λ_opd of this step (0: only the gap is measured) */
@@ -63,11 +49,6 @@ export interface OpdPart {
   distill?: DistillSpec;
   /** self-distill: student steps since the self-teacher was copied (a metric) */
   selfTeacherAge?: number;
-  /**
-   * gkd-jsd with λ < 1, a teacher-sampled step (teacherSampled.ts): the student's view of the teacher's episodes on
-   * the same tasks, row b on tasks[b]. The JSD is computed on these tokens; GRPO and the gap g_k stay on the rollout.
-   */
-  teacherSamples?: PackedSequences;
 }
 
 export interface UpdateRequest {
@@ -120,15 +101,9 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
   let refLP: tf.Tensor | null = null;
   // g_k is read together with the first update's statistics (one read-back fewer per step)
   let gapT: tf.Scalar | null = null;
-  // a teacher-sampled step's batch: its tensors and the teacher's logits [B, T', V] on it (teacherSampled.ts)
-  const samples = req.opd?.teacherSamples && req.opd.coef > 0 ? toTensors(req.opd.teacherSamples) : null;
-  let samplesTeacherLogits: tf.Tensor | null = null;
   const inject = (term: string, x: tf.Scalar): tf.Scalar =>
     req.injectNonFinite === term ? (tf.mul(x, NaN) as tf.Scalar) : x;
   let teacherForwardMs = 0;
-  // the device path's queued updates and the chained all-finite flag of the step's updates so far
-  const queued: QueuedUpdate[] = [];
-  let okSoFar: tf.Scalar | null = null;
   try {
     // once per rollout, on the whole batch: the teacher's and the reference's log-probs of the sampled tokens
     // (fixed targets, like log π_old), and the gap g_k the gate observes
@@ -139,13 +114,8 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
       const out = teacherOnStudentTargets(req.opd.teacher, student, tasks, t.targets, needsTeacherLogits(req.opd));
       teacherLP = out.logProbs;
       teacherLogits = out.logits;
-      gapT = opdGap(teacherLP, old, t.targetClasses) as tf.Scalar;
-      if (samples) {
-        const s = teacherOnStudentTargets(req.opd.teacher, req.opd.teacherSamples!, tasks, samples.targets, true);
-        s.logProbs.dispose();
-        samplesTeacherLogits = s.logits;
-      }
       teacherForwardMs = performance.now() - tf0;
+      gapT = opdGap(teacherLP, old, t.targetClasses) as tf.Scalar;
     }
     if (grpo.klBeta > 0 && req.reference) {
       const ref = req.reference;
@@ -153,9 +123,6 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
     }
     const plan = miniBatchPlan(view.batch, groupSize, grpo.miniBatches, grpo.epochs);
     const pooled = new UpdatePool();
-    // webgpu: clip, finiteness check and Adam's mask on the device; one read of every update's statistics
-    const onDevice = checksOnDevice(req.optimizer);
-    let gapQueued = false;
     for (const rows of plan.updates) {
       const whole = rows.length === view.batch; // one mini-batch: the rollout's tensors as they are
       const idx = whole ? null : tf.tensor1d(rows, 'int32');
@@ -170,21 +137,17 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
         teacherLP: teacherLP && pick(teacherLP),
         teacherLogits: teacherLogits && pick(teacherLogits),
         refLP: refLP && pick(refLP),
-        samplesTokens: samples && (pick(samples.tokens) as tf.Tensor2D),
-        samplesClasses: samples && pick(samples.targetClasses),
-        samplesTeacherLogits: samplesTeacherLogits && pick(samplesTeacherLogits),
       };
-      const samplesLengths = samples && (whole ? samples.lengths : Int32Array.from(rows, (r) => samples.lengths[r]!));
       try {
         const opd = req.opd;
-        const request: CheckedUpdateRequest<string> = {
+        const { host, clipCoef } = await checkedUpdate({
           stage: req.stage,
           step: req.step,
           optimizer: req.optimizer,
           variables: policy.trainableVariables,
-          finiteTerms: FINITE_TERMS,
+          finiteTerms: { 'term/grpo': 'grpo', 'term/opd': 'opd' },
           gradClip: grpo.gradClip,
-          ...(gapT !== null && gap === null && !gapQueued ? { alsoRead: { gap: gapT } } : {}),
+          ...(gapT !== null && gap === null ? { alsoRead: { gap: gapT } } : {}),
           loss: () => {
             const logits = policy.forward(mb.tokens, lengths);
             // GRPO (log-probs, entropy) and OPD (log-probs) read the same logits: their passes over the
@@ -215,27 +178,18 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
             s['term/grpo'] = grpoTerm;
             let loss: tf.Scalar = grpoTerm;
             if (opd && mb.teacherLP && opd.coef > 0) {
-              const o = mb.samplesTokens
-                ? teacherSampledJsd(
-                    {
-                      logits: policy.forward(mb.samplesTokens, samplesLengths!),
-                      teacherLogits: mb.samplesTeacherLogits!,
-                      targetClasses: mb.samplesClasses!,
-                    },
-                    opd.distill?.beta ?? 0,
-                  )
-                : distillLoss(
-                    {
-                      logits,
-                      ...shared,
-                      targets: mb.targets,
-                      targetClasses: mb.targetClasses,
-                      oldLogProbs: mb.old,
-                      teacherLogProbs: mb.teacherLP,
-                      ...(mb.teacherLogits ? { teacherLogits: mb.teacherLogits } : {}),
-                    },
-                    opd.distill ?? { form: 'reverse-kl', estimator: opd.estimator, topK: 1, beta: 0 },
-                  );
+              const o = distillLoss(
+                {
+                  logits,
+                  ...shared,
+                  targets: mb.targets,
+                  targetClasses: mb.targetClasses,
+                  oldLogProbs: mb.old,
+                  teacherLogProbs: mb.teacherLP,
+                  ...(mb.teacherLogits ? { teacherLogits: mb.teacherLogits } : {}),
+                },
+                opd.distill ?? { form: 'reverse-kl', estimator: opd.estimator, topK: 1, beta: 0 },
+              );
               const opdTerm = inject('opd', o.loss);
               for (const [k, v] of Object.entries(o.stats)) if (k !== 'loss') s[`opd/${k}`] = v as tf.Scalar;
               s['term/opd'] = opdTerm;
@@ -243,21 +197,9 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
             }
             return { loss, stats: s };
           },
-        };
-        if (onDevice) {
-          // queued, not read: the step's statistics are read once, after its last update
-          const q = withDeferredGpuErrorScope(`${req.stage} step ${req.step}`, () =>
-            queueCheckedUpdate(request, okSoFar),
-          );
-          okSoFar?.dispose();
-          okSoFar = q.ok;
-          queued.push(q);
-          gapQueued = true;
-        } else {
-          const { host, clipCoef } = await checkedUpdate(request);
-          if (gapT !== null && gap === null) gap = host.gap as number;
-          pooled.add(host, clipCoef);
-        }
+        });
+        if (gapT !== null && gap === null) gap = host.gap as number;
+        pooled.add(host, clipCoef);
       } finally {
         if (idx !== null) {
           idx.dispose();
@@ -265,14 +207,11 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
         }
       }
     }
-    if (onDevice) gap = await readQueued(queued, req, pooled);
     const m = pooled.metrics();
     m[METRIC.criticFracRewardZeroStd] = adv.fracRewardZeroStd;
     if (req.opd?.selfTeacherAge !== undefined) m[METRIC.opdSelfTeacherAge] = req.opd.selfTeacherAge;
     return { metrics: m, teacherForwardMs, gap };
   } finally {
-    for (const q of queued) q.packed.dispose();
-    okSoFar?.dispose();
     disposeTensors(t);
     old.dispose();
     advT.dispose();
@@ -280,39 +219,7 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
     teacherLP?.dispose();
     teacherLogits?.dispose();
     refLP?.dispose();
-    if (samples) disposeTensors(samples);
-    samplesTeacherLogits?.dispose();
   }
-}
-
-/**
- * The device path's one read: every queued update's statistics in one `data()` (a concat of their packed tensors),
- * then, update by update in order, the host path's finiteness checks (the first non-finite update throws the same
- * NonFiniteError; the device already refused it and every later one) and the pooled metrics. Returns g_k when the
- * first update carried it, else null.
- */
-async function readQueued(queued: QueuedUpdate[], req: UpdateRequest, pooled: UpdatePool): Promise<number | null> {
-  if (queued.length === 0) return null;
-  const all = queued.length === 1 ? null : tf.concat(queued.map((q) => q.packed));
-  let data: Float32Array;
-  try {
-    data = (await (all ?? (queued[0] as QueuedUpdate).packed).data()) as Float32Array;
-  } finally {
-    all?.dispose();
-  }
-  // the scopes' pops resolve once the device finished their work, which the read above waited for
-  await settleGpuErrorScopes(`${req.stage} step ${req.step}`);
-  let gap: number | null = null;
-  let offset = 0;
-  for (const [i, q] of queued.entries()) {
-    const { host, clipCoef } = unpackUpdate(q, data, offset);
-    offset += q.keys.length;
-    const check = { stage: req.stage, step: req.step, finiteTerms: FINITE_TERMS, optimizer: req.optimizer };
-    checkRefused(check, host, queued.length - i);
-    if (host.gap !== undefined && gap === null) gap = host.gap;
-    pooled.add(host, clipCoef);
-  }
-  return gap;
 }
 
 /**
@@ -354,9 +261,8 @@ class UpdatePool {
       const wo = host['opd/actionTokens'] as number;
       this.opdTokens += wo;
       acc(this.perUpdate, METRIC.opdLoss, host['term/opd']);
-      // a teacher-sampled update (gkd-jsd, λ < 1) has no k3 or ratio: no student rollout, no π_old
-      if (host['opd/k3'] !== undefined) acc(this.perToken, METRIC.opdK3Kl, host['opd/k3'] * wo);
-      if (host['opd/ratioMean'] !== undefined) acc(this.perToken, METRIC.opdRatioMean, host['opd/ratioMean'] * wo);
+      acc(this.perToken, METRIC.opdK3Kl, (host['opd/k3'] as number) * wo);
+      acc(this.perToken, METRIC.opdRatioMean, (host['opd/ratioMean'] as number) * wo);
       const divergence = host['opd/divergence'];
       if (divergence !== undefined) acc(this.perToken, METRIC.opdDivergence, divergence * wo);
     }
@@ -381,9 +287,8 @@ class UpdatePool {
     m[METRIC.actorGradClipped] = this.clipped / this.n;
     m[METRIC.actorUpdates] = this.n;
     if (this.perUpdate.has(METRIC.opdLoss)) {
-      if (this.perToken.has(METRIC.opdK3Kl)) m[METRIC.opdK3Kl] = tokenMean(METRIC.opdK3Kl, this.opdTokens);
-      if (this.perToken.has(METRIC.opdRatioMean))
-        m[METRIC.opdRatioMean] = tokenMean(METRIC.opdRatioMean, this.opdTokens);
+      m[METRIC.opdK3Kl] = tokenMean(METRIC.opdK3Kl, this.opdTokens);
+      m[METRIC.opdRatioMean] = tokenMean(METRIC.opdRatioMean, this.opdTokens);
       if (this.perToken.has(METRIC.opdDivergence))
         m[METRIC.opdDivergence] = tokenMean(METRIC.opdDivergence, this.opdTokens);
     }
@@ -393,10 +298,5 @@ class UpdatePool {
 
 /** Whether the step's distillation form reads the teacher's logits over the vocabulary (not only its log-probs). */
 function needsTeacherLogits(opd: OpdPart): boolean {
-  // a teacher-sampled step reads the teacher's logits on its own samples only; on the rollout, only g_k
-  return (
-    opd.coef > 0 &&
-    opd.teacherSamples === undefined &&
-    formNeedsTeacherLogits(opd.distill?.form ?? 'reverse-kl', opd.estimator)
-  );
+  return opd.coef > 0 && formNeedsTeacherLogits(opd.distill?.form ?? 'reverse-kl', opd.estimator);
 }
