@@ -7,6 +7,8 @@ import { PublishStatus } from './publish/PublishStatus';
 import { ReplayView } from './replay/ReplayView';
 import { startRunsOnce } from './runs/storedRuns';
 import { splitHash } from './train/trainLink';
+import { onThreadCalibration, threadCalibration } from './train/startupCalibration';
+import { logicalCores } from './train/workerThreads';
 import { trainForm } from './train/trainForm';
 import { TrainView } from './train/TrainView';
 import { MethodsView } from './teaching/MethodsView';
@@ -39,6 +41,7 @@ const subscribe = (onChange: () => void) => {
 
 export function App() {
   const view = useSyncExternalStore(subscribe, currentView);
+  const calibration = useSyncExternalStore(onThreadCalibration, threadCalibration);
   // stored runs load (and an interrupted queue continues) whatever view the page opens on
   useEffect(() => startRunsOnce(), []);
   return (
@@ -68,7 +71,7 @@ export function App() {
       ) : (
         <Overview />
       )}
-      <PublishStatus />
+      <PublishStatus threads={calibration} cores={logicalCores} />
     </main>
   );
 }

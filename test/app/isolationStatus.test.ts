@@ -20,11 +20,11 @@ describe('describeIsolation', () => {
   it('says threads are on, and who isolated the page: the service worker or the server', () => {
     expect(of({ isolated: true, controlled: true })).toEqual({
       state: 'isolated',
-      text: 'threads on: the lab’s service worker makes the page cross-origin isolated',
+      text: 'threads possible: the lab’s service worker makes the page cross-origin isolated',
     });
     expect(of({ isolated: true, published: false })).toEqual({
       state: 'isolated',
-      text: 'threads on: the server sends the cross-origin isolation headers',
+      text: 'threads possible: the server sends the cross-origin isolation headers',
     });
   });
 

@@ -1,11 +1,15 @@
-// The lab's footer line: the version (package.json's and the build's id), whether threads are on — and if not, why —,
+// The lab's footer line: the version (package.json's and the build's id), whether threads are possible — and if not,
+// why —, how many threads the wasm runs actually use and why (threadUse.ts),
 // whether the page works offline, and "update available — reload" when a new version waits (serviceWorkerClient.ts).
 import { useStore } from 'zustand';
+import type { ThreadCalibration } from '../../core/threadChoice';
 import { VERSION_LABEL } from './buildInfo';
 import { applyUpdate, publishStore, reloadForIsolation } from './serviceWorkerClient';
+import { threadUseText } from './threadUse';
 import './publish.css';
 
-export function PublishStatus() {
+/** `threads`: the start-up thread calibration (null until it finishes), from the shell; `cores`: logical cores. */
+export function PublishStatus({ threads, cores }: { threads: ThreadCalibration | null; cores: number }) {
   const { isolation, offline, updateReady } = useStore(publishStore);
   return (
     <footer className="publish-status">
@@ -18,6 +22,7 @@ export function PublishStatus() {
           </button>
         )}
       </span>
+      {isolation.state === 'isolated' && <span data-testid="thread-use">{threadUseText(threads, cores)}</span>}
       {offline && <span data-testid="offline-ready">works offline (cached in this browser)</span>}
       {updateReady && (
         <span role="status" className="publish-update" data-testid="update-available">

@@ -25,7 +25,7 @@ export interface IsolationFacts {
 }
 
 export type IsolationState =
-  /** threads on */
+  /** threads possible (how many the runs use is the thread calibration's: threadUse.ts) */
   | 'isolated'
   /** the page will reload (or asks to) once the service worker controls it */
   | 'pending'
@@ -68,8 +68,8 @@ export function describeIsolation(f: IsolationFacts): IsolationStatus {
     return {
       state: 'isolated',
       text: f.controlled
-        ? 'threads on: the lab’s service worker makes the page cross-origin isolated'
-        : 'threads on: the server sends the cross-origin isolation headers',
+        ? 'threads possible: the lab’s service worker makes the page cross-origin isolated'
+        : 'threads possible: the server sends the cross-origin isolation headers',
     };
   }
   if (!f.published) {
