@@ -15,6 +15,7 @@
 // side by side): softmax over the visible slots 0 … length − 1 of (q/√dh)·k, times v. One invocation per (row, head).
 import * as tf from '@tensorflow/tfjs';
 import { asWebgpuBackend, f32, flatProgram } from './webgpuProgram';
+import { WGSL_ERF } from './webgpuErf';
 
 export const ROW_LINEAR_KERNEL = 'RetireRowLinear';
 export const KV_WRITE_KERNEL = 'RetireKvWrite';
@@ -28,23 +29,11 @@ export interface RowLinearAttrs {
   transposeW: boolean;
 }
 
-function erf(): string {
-  const u = tf.backend_util;
-  return `
-  fn retireErf(a : f32) -> f32 {
-    let absA = abs(a);
-    let t = 1.0 / (1.0 + ${f32(u.ERF_P)} * absA);
-    let poly = ((((${f32(u.ERF_A5)} * t + ${f32(u.ERF_A4)}) * t) + ${f32(u.ERF_A3)}) * t + ${f32(u.ERF_A2)}) * t + ${f32(u.ERF_A1)};
-    let r = 1.0 - poly * t * exp(-absA * absA);
-    return select(-r, r, a >= 0.0);
-  }`;
-}
-
 function rowLinearCode(a: RowLinearAttrs): string {
   const xin = a.ln ? '((x[base + c] - mean) * inv * lnG[c] + lnB[c])' : 'x[base + c]';
   const wAt = a.transposeW ? 'w[j * Din + c]' : 'w[c * Dout + j]';
   return `
-  ${a.gelu ? erf() : ''}
+  ${a.gelu ? WGSL_ERF : ''}
   fn main(index : i32) {
     let R = uniforms.xShape.x;
     let Din = uniforms.xShape.y;

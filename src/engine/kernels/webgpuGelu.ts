@@ -2,23 +2,16 @@
 // dispatches forward and 7 backward; this one 1 and 1).
 //   'RetireGelu'     x → x·Φ(x),  Φ(x) = (1 + erf(x/√2))/2
 //   'RetireGeluGrad' x, dy → dy·(Φ(x) + x·φ(x)),  φ(x) = exp(−x²/2)/√(2π)
-// erf is Abramowitz–Stegun 7.1.26 with tfjs's own constants (backend_util.ERF_*), as tfjs's Erf kernel computes it
-// on every backend, so fused and composed agree to float32 rounding.
+// erf is webgpuErf.ts's snippet (tfjs's own constants), so fused and composed agree to float32 rounding.
 import * as tf from '@tensorflow/tfjs';
+import { WGSL_ERF } from './webgpuErf';
 import { asWebgpuBackend, f32, flatProgram } from './webgpuProgram';
 
 const GELU_KERNEL = 'RetireGelu';
 const GELU_GRAD = 'RetireGeluGrad';
 
 function erfAndCdf(): string {
-  const u = tf.backend_util;
-  return `
-  fn retireErf(a : f32) -> f32 {
-    let absA = abs(a);
-    let t = 1.0 / (1.0 + ${f32(u.ERF_P)} * absA);
-    let poly = ((((${f32(u.ERF_A5)} * t + ${f32(u.ERF_A4)}) * t) + ${f32(u.ERF_A3)}) * t + ${f32(u.ERF_A2)}) * t + ${f32(u.ERF_A1)};
-    return sign(a) * (1.0 - poly * t * exp(-absA * absA));
-  }
+  return `${WGSL_ERF}
   fn retireCdf(x : f32) -> f32 {
     return (retireErf(x * ${f32(Math.SQRT1_2)}) + 1.0) * 0.5;
   }`;
