@@ -44,6 +44,26 @@ describe('a restored run', () => {
     expect(restored.log[0]?.text).toBe('sft: 2 steps — ActObs, λ_obs 1');
   });
 
+  it('reads a run stored before the per-step flag (the running count under its name) as flag and total', () => {
+    const line = (step: number, count: number): StoredMetrics => ({
+      runId: 'run-1',
+      stage: 'student',
+      step,
+      line: { step, 'retire_opd/teacher_forward_skipped': count },
+    });
+    const restored = restoreRunState(freshRecord(), [line(1, 0), line(2, 1), line(3, 2)], []);
+    expect(
+      restored.steps.student.map((l) => [
+        l['retire_opd/teacher_forward_skipped'],
+        l['retire_opd/teacher_forwards_skipped_total'],
+      ]),
+    ).toEqual([
+      [0, 0],
+      [1, 1],
+      [1, 2],
+    ]);
+  });
+
   it('reads interrupted for a run the table calls interrupted, and stopped for one stopped by hand', () => {
     const at = (status: 'interrupted' | 'stopped' | 'failed') =>
       restoreRunState({ ...freshRecord(), status, checkpoint: 'student-000005' }, [], []).status;
