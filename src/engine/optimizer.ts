@@ -74,9 +74,10 @@ export function resolveAdamConfig(partial: Partial<AdamConfig> = {}): AdamConfig
 
 /**
  * tf.train.adam with every hyper-parameter explicit (epsilon included). On webgpu its update runs as fused WGSL
- * kernels (kernels/webgpuAdam.ts: same state, same checkpoint format); elsewhere it is tfjs's Adam unchanged.
+ * kernels (kernels/webgpuAdam.ts: same state, same checkpoint format), and its applyGuardedGradients takes the clip
+ * coefficient and the all-finite flag as device scalars; elsewhere it is tfjs's Adam unchanged.
  */
-export function createAdam(config: Partial<AdamConfig> = {}): tf.AdamOptimizer {
+export function createAdam(config: Partial<AdamConfig> = {}): WebgpuAdamOptimizer {
   const c = resolveAdamConfig(config);
   return new WebgpuAdamOptimizer(c.learningRate, c.beta1, c.beta2, c.epsilon);
 }

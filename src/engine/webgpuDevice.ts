@@ -47,6 +47,10 @@ interface WebgpuBackendLike {
 }
 
 const errors: string[] = [];
+/** errors reported by deferred scopes (withDeferredGpuErrorScope), with the work they are attributed to */
+const scopedErrors: { message: string; where: string }[] = [];
+/** pops of deferred scopes not yet collected by settleGpuErrorScopes */
+let pendingScopes: Promise<void>[] = [];
 let deviceInfo: WebgpuDeviceInfo | null = null;
 let guardedDevice: DeviceLike | null = null;
 
@@ -181,10 +185,59 @@ export function webgpuDeviceInfo(): WebgpuDeviceInfo | null {
  * other backends. Errors arrive as events; call this after a step's readback.
  */
 export function assertGpuHealthy(where: string): void {
-  if (tf.getBackend() !== 'webgpu' || errors.length === 0) return;
+  if (tf.getBackend() !== 'webgpu') return;
+  const scoped = scopedErrors[0];
+  if (scoped !== undefined) {
+    scopedErrors.length = 0;
+    throw toGpuError(scoped.message, scoped.where);
+  }
+  if (errors.length === 0) return;
   const first = errors[0] as string;
   errors.length = 0;
   throw toGpuError(first, where);
+}
+
+/**
+ * Runs the synchronous `fn` (work that only queues GPU commands) inside WebGPU error scopes (validation,
+ * out-of-memory) WITHOUT waiting for them: the pops are collected later, by settleGpuErrorScopes or, once they have
+ * resolved, by assertGpuHealthy, and an error is attributed to `where`. Awaiting a pop waits for the GPU to finish
+ * the scope's work, so a per-step await would stall the queue; this does not. Plain call on other backends.
+ */
+export function withDeferredGpuErrorScope<T>(where: string, fn: () => T): T {
+  if (tf.getBackend() !== 'webgpu') return fn();
+  const device = (tf.backend() as unknown as WebgpuBackendLike).device;
+  device.pushErrorScope('validation');
+  device.pushErrorScope('out-of-memory');
+  try {
+    return fn();
+  } finally {
+    const oom = device.popErrorScope();
+    const validation = device.popErrorScope();
+    pendingScopes.push(
+      Promise.all([oom, validation]).then(
+        ([o, v]) => {
+          const e = o ?? v;
+          if (e) scopedErrors.push({ message: e.message, where });
+        },
+        (e: unknown) => {
+          scopedErrors.push({ message: e instanceof Error ? e.message : String(e), where });
+        },
+      ),
+    );
+  }
+}
+
+/**
+ * Waits for the deferred scopes opened so far (cheap once the device has finished their work, e.g. after a
+ * read-back) and throws GpuError, naming the scope's work, when one of them reported an error.
+ */
+export async function settleGpuErrorScopes(where: string): Promise<void> {
+  if (pendingScopes.length > 0) {
+    const pending = pendingScopes;
+    pendingScopes = [];
+    await Promise.all(pending);
+  }
+  assertGpuHealthy(where);
 }
 
 /**

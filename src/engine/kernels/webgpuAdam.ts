@@ -8,9 +8,12 @@
 // the fused kernels turned off) applyGradients IS tfjs's, so runs and resumes there stay bit-identical to
 // tf.train.adam.
 //
-// Not a flat-buffer Adam: the lab's parameters are separate tfjs variables, and a WGSL program binds at most 8
-// storage buffers with one output, so one dispatch per step over all parameters would need the model to keep its
-// parameters in one buffer (and slice them out each step, one dispatch per variable again).
+// Guarded step (applyGuardedGradients, webgpu only): the same kernels with two more scalar inputs computed on the
+// device, `s` (the gradient-clip coefficient: every g is read as g·s, the f32 product the host path's tf.mul(g, s)
+// gives) and `ok` (1: apply; 0: the step is refused). With ok = 0 every kernel writes its input back unchanged
+// (WGSL select, so a NaN in g never reaches p, m or v) and the bias-correction powers stay: the host reads nothing
+// before the update, and a refused step leaves weights and Adam's slots as they were.
+//
 import * as tf from '@tensorflow/tfjs';
 import { useFusedKernels } from './kernelSwitch';
 import { asWebgpuBackend, flatProgram, type UniformValue } from './webgpuProgram';
@@ -40,17 +43,27 @@ function run(
 }
 
 const moment: tf.KernelFunc = ({ inputs, backend, attrs }) => {
-  const { beta, square } = attrs as unknown as { beta: number; square: boolean };
-  const gTerm = square ? 'g[index] * g[index]' : 'g[index]';
-  const code = `
+  const { beta, square, guarded } = attrs as unknown as { beta: number; square: boolean; guarded?: boolean };
+  // guarded: g·s is the clipped gradient (one f32 product, as tf.mul(g, s)); ok[0] = 0 keeps m as it was
+  const g = guarded ? 'gs' : 'g[index]';
+  const gTerm = square ? `${g} * ${g}` : g;
+  const code = guarded
+    ? `
+  fn main(index : i32) {
+    if (index >= uniforms.size) { return; }
+    let gs = g[index] * s[0];
+    let next = m[index] * uniforms.beta + ${gTerm} * uniforms.oneMinusBeta;
+    result[index] = select(m[index], next, ok[0] > 0.5);
+  }`
+    : `
   fn main(index : i32) {
     if (index >= uniforms.size) { return; }
     result[index] = m[index] * uniforms.beta + ${gTerm} * uniforms.oneMinusBeta;
   }`;
   return run(
     backend,
-    `${ADAM_MOMENT_KERNEL}_${square ? 'sq' : 'lin'}`,
-    ['m', 'g'],
+    `${ADAM_MOMENT_KERNEL}_${square ? 'sq' : 'lin'}${guarded ? '_guarded' : ''}`,
+    guarded ? ['m', 'g', 's', 'ok'] : ['m', 'g'],
     inputs,
     code,
     'beta : f32, oneMinusBeta : f32,',
@@ -62,15 +75,22 @@ const moment: tf.KernelFunc = ({ inputs, backend, attrs }) => {
 };
 
 const update: tf.KernelFunc = ({ inputs, backend, attrs }) => {
-  const { learningRate, epsilon } = attrs as unknown as { learningRate: number; epsilon: number };
+  const { learningRate, epsilon, guarded } = attrs as unknown as {
+    learningRate: number;
+    epsilon: number;
+    guarded?: boolean;
+  };
+  const next = '(mHat / (sqrt(vHat) + uniforms.epsilon)) * uniforms.negLr + p[index]';
   const code = `
   fn main(index : i32) {
     if (index >= uniforms.size) { return; }
     let mHat = m[index] / c1[0];
     let vHat = v[index] / c2[0];
-    result[index] = (mHat / (sqrt(vHat) + uniforms.epsilon)) * uniforms.negLr + p[index];
+    result[index] = ${guarded ? `select(p[index], ${next}, ok[0] > 0.5)` : next};
   }`;
-  return run(backend, ADAM_UPDATE_KERNEL, ['p', 'm', 'v', 'c1', 'c2'], inputs, code, 'negLr : f32, epsilon : f32,', [
+  const names = guarded ? ['p', 'm', 'v', 'c1', 'c2', 'ok'] : ['p', 'm', 'v', 'c1', 'c2'];
+  const name = guarded ? `${ADAM_UPDATE_KERNEL}_guarded` : ADAM_UPDATE_KERNEL;
+  return run(backend, name, names, inputs, code, 'negLr : f32, epsilon : f32,', [
     { type: 'float32', data: [-learningRate] },
     { type: 'float32', data: [epsilon] },
   ]);
@@ -95,17 +115,53 @@ interface AdamInternals {
   incrementIterations(): void;
 }
 
+/** The device-side guard of one update: both float32 scalars, computed on the GPU (nothing read to the host). */
+export interface AdamGuard {
+  /** the factor every gradient is multiplied by before the update (the clip coefficient; 1 = not clipped) */
+  scale: tf.Scalar;
+  /** 1: apply the update; 0: leave the weights, both moments and the bias-correction powers untouched */
+  ok: tf.Scalar;
+}
+
+type VariableGradients = Parameters<tf.AdamOptimizer['applyGradients']>[0];
+
 /**
  * tf.AdamOptimizer whose applyGradients runs the fused kernels when useFusedKernels() (webgpu), and is tfjs's own
  * everywhere else. Same constructor, same state, same serialisation class name ('Adam').
  */
 export class WebgpuAdamOptimizer extends tf.AdamOptimizer {
-  override applyGradients(variableGradients: Parameters<tf.AdamOptimizer['applyGradients']>[0]): void {
+  override applyGradients(variableGradients: VariableGradients): void {
     const wasm = tf.getBackend() === 'wasm' && tf.getKernel(WASM_ADAM_KERNEL, 'wasm') !== undefined;
     if (!wasm && !useFusedKernels()) {
       super.applyGradients(variableGradients);
       return;
     }
+    this.fusedStep(variableGradients, wasm, null);
+  }
+
+  /**
+   * One update scaled by `guard.scale` and masked by `guard.ok`, both computed on the device: no read to the host
+   * before the update. Only on the fused webgpu path (throws elsewhere: there the caller clips and checks on the
+   * host, which keeps cpu and wasm bit-identical). The iteration count (a host number) advances here and is taken
+   * back by forgetRefusedUpdates once the host has read that the update was refused.
+   */
+  applyGuardedGradients(variableGradients: VariableGradients, guard: AdamGuard): void {
+    if (!useFusedKernels()) {
+      throw new Error('WebgpuAdamOptimizer.applyGuardedGradients: only on webgpu with the fused kernels enabled');
+    }
+    this.fusedStep(variableGradients, false, guard);
+  }
+
+  /**
+   * The host learned (after its one read) that the last `updates` guarded updates were refused: their kernels wrote
+   * nothing, and this takes back the iteration count they advanced, so the whole state is as before them.
+   */
+  forgetRefusedUpdates(updates: number): void {
+    const self = this as unknown as { iterations_: number; iterations: number };
+    self.iterations_ = Math.max(0, self.iterations - updates);
+  }
+
+  private fusedStep(variableGradients: VariableGradients, wasm: boolean, guard: AdamGuard | null): void {
     const self = this as unknown as AdamInternals;
     if (
       !(self.accBeta1 instanceof tf.Variable) ||
@@ -122,6 +178,10 @@ export class WebgpuAdamOptimizer extends tf.AdamOptimizer {
     tf.tidy(() => {
       const c1 = tf.sub(1, self.accBeta1);
       const c2 = tf.sub(1, self.accBeta2);
+      // the guard's scalars as the kernels bind them (shape [1]); unguarded kernels take neither
+      const extra: tf.NamedTensorMap =
+        guard === null ? {} : { s: tf.reshape(guard.scale, [1]), ok: tf.reshape(guard.ok, [1]) };
+      const guarded = guard !== null;
       names.forEach((name, i) => {
         const value = registered[name];
         if (value === undefined) throw new Error(`WebgpuAdamOptimizer: no variable named '${name}'`);
@@ -156,15 +216,35 @@ export class WebgpuAdamOptimizer extends tf.AdamOptimizer {
           value.assign(newP as tf.Tensor);
           return;
         }
-        const newM = engine.runKernel(ADAM_MOMENT_KERNEL, { m, g }, { beta: this.beta1, square: false }) as tf.Tensor;
-        const newV = engine.runKernel(ADAM_MOMENT_KERNEL, { m: v, g }, { beta: this.beta2, square: true }) as tf.Tensor;
+        const newM = engine.runKernel(
+          ADAM_MOMENT_KERNEL,
+          { m, g, ...extra },
+          { beta: this.beta1, square: false, guarded },
+        ) as tf.Tensor;
+        const newV = engine.runKernel(
+          ADAM_MOMENT_KERNEL,
+          { m: v, g, ...extra },
+          { beta: this.beta2, square: true, guarded },
+        ) as tf.Tensor;
         m.assign(newM);
         v.assign(newV);
-        const attrs = { learningRate: this.learningRate, epsilon: this.epsilon };
-        value.assign(engine.runKernel(ADAM_UPDATE_KERNEL, { p: value, m: newM, v: newV, c1, c2 }, attrs) as tf.Tensor);
+        const attrs = { learningRate: this.learningRate, epsilon: this.epsilon, guarded };
+        const ok: tf.NamedTensorMap = guard === null ? {} : { ok: extra.ok as tf.Tensor };
+        value.assign(
+          engine.runKernel(ADAM_UPDATE_KERNEL, { p: value, m: newM, v: newV, c1, c2, ...ok }, attrs) as tf.Tensor,
+        );
       });
-      self.accBeta1.assign(tf.mul(self.accBeta1, this.beta1));
-      self.accBeta2.assign(tf.mul(self.accBeta2, this.beta2));
+      const b1 = tf.mul(self.accBeta1, this.beta1);
+      const b2 = tf.mul(self.accBeta2, this.beta2);
+      if (guard === null) {
+        self.accBeta1.assign(b1);
+        self.accBeta2.assign(b2);
+      } else {
+        // a refused step keeps the powers β^(t+1) as they were (the same float32 product as the line above)
+        const apply = tf.greater(guard.ok, 0.5);
+        self.accBeta1.assign(tf.where(apply, b1, self.accBeta1));
+        self.accBeta2.assign(tf.where(apply, b2, self.accBeta2));
+      }
     });
     self.incrementIterations();
   }

@@ -8,6 +8,8 @@
 import * as tf from '@tensorflow/tfjs';
 import type { AgentEnv } from '../../core/env/types';
 import { createAdam, getAdamState, setAdamState } from '../optimizer';
+import { useFusedKernels } from '../kernels/kernelSwitch';
+import type { AdamGuard } from '../kernels/webgpuAdam';
 import { rollout, type RolloutBatch } from '../rollout';
 import type { EnginePort, RolloutOutput, RolloutRequest, TrainerOptimizer } from './enginePort';
 
@@ -64,6 +66,14 @@ export function createEnginePort(env: AgentEnv): EnginePort {
         apply(grads: tf.NamedTensorMap): void {
           opt.applyGradients(grads as Parameters<typeof opt.applyGradients>[0]);
         },
+        ...(useFusedKernels()
+          ? {
+              applyGuarded(grads: tf.NamedTensorMap, _variables: readonly tf.Variable[], guard: AdamGuard): void {
+                opt.applyGuardedGradients(grads as Parameters<typeof opt.applyGradients>[0], guard);
+              },
+              forgetRefused: (updates: number) => opt.forgetRefusedUpdates(updates),
+            }
+          : {}),
         // bit-exact (moments, step count and the bias-correction powers): see optimizer.ts
         getState: () => getAdamState(opt),
         setState: (state) => setAdamState(opt, state),

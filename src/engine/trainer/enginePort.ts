@@ -5,6 +5,7 @@ import type * as tf from '@tensorflow/tfjs';
 import type { Task } from '../../core/env/types';
 import type { PolicyModel } from '../model';
 import type { HostTensor } from '../hostTensor';
+import type { AdamGuard } from '../kernels/webgpuAdam';
 import type { PackedSequences } from '../sequenceBatch';
 
 export interface RolloutRequest {
@@ -37,6 +38,14 @@ export interface RolloutOutput {
 export interface TrainerOptimizer {
   /** one update of `variables` from `grads` (keyed by variable name) */
   apply(grads: tf.NamedTensorMap, variables: readonly tf.Variable[]): void;
+  /**
+   * webgpu only (absent elsewhere): one update with every gradient scaled by `guard.scale` and skipped entirely —
+   * weights, moments, bias-correction powers — where `guard.ok` is 0; both float32 scalars stay on the device
+   * (checkedUpdate.ts's device path)
+   */
+  applyGuarded?(grads: tf.NamedTensorMap, variables: readonly tf.Variable[], guard: AdamGuard): void;
+  /** with applyGuarded: the last `updates` guarded updates were refused (read afterwards); undo their step count */
+  forgetRefused?(updates: number): void;
   getState(): Promise<Record<string, HostTensor>>;
   setState(state: Record<string, HostTensor>): Promise<void>;
   dispose(): void;

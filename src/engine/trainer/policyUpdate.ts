@@ -5,7 +5,9 @@
 // miniBatches.ts), one optimizer step each, so every update after the first is off-policy and the clip and OPD's k3
 // ratio act. Every loss term and the gradient norm are checked (checkedUpdate.ts) BEFORE the optimizer touches the
 // weights, and the gradient is clipped to grpo.gradClip; a failing update leaves the model as it was (earlier updates
-// of the same step stay applied, and the run stops).
+// of the same step stay applied, and the run stops). On webgpu the check, the clip and the mask are on the device
+// and every update's statistics (and g_k) come back in ONE read after the step's last update: per student step one
+// read here plus the rollout's one per turn.
 import * as tf from '@tensorflow/tfjs';
 import { grpoAdvantages, type AdvantageScaling } from '../../core/grpoAdvantages';
 import type { GrpoConfig } from '../../core/experiment/config';
@@ -18,7 +20,16 @@ import { tokenLogProbs, tokenStats } from '../losses/tokenLogProbs';
 import { useFusedKernels } from '../kernels/registerWebgpuKernels';
 import type { PolicyModel } from '../model';
 import type { RolloutOutput, TrainerOptimizer } from './enginePort';
-import { checkedUpdate } from './checkedUpdate';
+import {
+  checkedUpdate,
+  checkRefused,
+  checksOnDevice,
+  queueCheckedUpdate,
+  unpackUpdate,
+  type CheckedUpdateRequest,
+  type QueuedUpdate,
+} from './checkedUpdate';
+import { settleGpuErrorScopes, withDeferredGpuErrorScope } from '../webgpuDevice';
 import type { StageName } from './events';
 import { teacherOnStudentTargets, withSkillPrefix } from '../teacherView';
 import { disposeTensors, toTensors, type PackedSequences } from '../sequenceBatch';
@@ -39,6 +50,9 @@ function shiftRows(x: Float32Array, from: PackedSequences, to: PackedSequences, 
   }
   return out;
 }
+
+/** the loss terms whose non-finite value stops the run, with the name the error reports */
+const FINITE_TERMS = { 'term/grpo': 'grpo', 'term/opd': 'opd' };
 
 export interface OpdPart {
   teacher: PolicyModel;
@@ -104,6 +118,9 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
   const inject = (term: string, x: tf.Scalar): tf.Scalar =>
     req.injectNonFinite === term ? (tf.mul(x, NaN) as tf.Scalar) : x;
   let teacherForwardMs = 0;
+  // the device path's queued updates and the chained all-finite flag of the step's updates so far
+  const queued: QueuedUpdate[] = [];
+  let okSoFar: tf.Scalar | null = null;
   try {
     // once per rollout, on the whole batch: the teacher's and the reference's log-probs of the sampled tokens
     // (fixed targets, like log π_old), and the gap g_k the gate observes
@@ -123,6 +140,9 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
     }
     const plan = miniBatchPlan(view.batch, groupSize, grpo.miniBatches, grpo.epochs);
     const pooled = new UpdatePool();
+    // webgpu: clip, finiteness check and Adam's mask on the device; one read of every update's statistics
+    const onDevice = checksOnDevice(req.optimizer);
+    let gapQueued = false;
     for (const rows of plan.updates) {
       const whole = rows.length === view.batch; // one mini-batch: the rollout's tensors as they are
       const idx = whole ? null : tf.tensor1d(rows, 'int32');
@@ -140,14 +160,14 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
       };
       try {
         const opd = req.opd;
-        const { host, clipCoef } = await checkedUpdate({
+        const request: CheckedUpdateRequest<string> = {
           stage: req.stage,
           step: req.step,
           optimizer: req.optimizer,
           variables: policy.trainableVariables,
-          finiteTerms: { 'term/grpo': 'grpo', 'term/opd': 'opd' },
+          finiteTerms: FINITE_TERMS,
           gradClip: grpo.gradClip,
-          ...(gapT !== null && gap === null ? { alsoRead: { gap: gapT } } : {}),
+          ...(gapT !== null && gap === null && !gapQueued ? { alsoRead: { gap: gapT } } : {}),
           loss: () => {
             const logits = policy.forward(mb.tokens, lengths);
             // GRPO (log-probs, entropy) and OPD (log-probs) read the same logits: their passes over the
@@ -197,9 +217,21 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
             }
             return { loss, stats: s };
           },
-        });
-        if (gapT !== null && gap === null) gap = host.gap as number;
-        pooled.add(host, clipCoef);
+        };
+        if (onDevice) {
+          // queued, not read: the step's statistics are read once, after its last update
+          const q = withDeferredGpuErrorScope(`${req.stage} step ${req.step}`, () =>
+            queueCheckedUpdate(request, okSoFar),
+          );
+          okSoFar?.dispose();
+          okSoFar = q.ok;
+          queued.push(q);
+          gapQueued = true;
+        } else {
+          const { host, clipCoef } = await checkedUpdate(request);
+          if (gapT !== null && gap === null) gap = host.gap as number;
+          pooled.add(host, clipCoef);
+        }
       } finally {
         if (idx !== null) {
           idx.dispose();
@@ -207,11 +239,14 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
         }
       }
     }
+    if (onDevice) gap = await readQueued(queued, req, pooled);
     const m = pooled.metrics();
     m[METRIC.criticFracRewardZeroStd] = adv.fracRewardZeroStd;
     if (req.opd?.selfTeacherAge !== undefined) m[METRIC.opdSelfTeacherAge] = req.opd.selfTeacherAge;
     return { metrics: m, teacherForwardMs, gap };
   } finally {
+    for (const q of queued) q.packed.dispose();
+    okSoFar?.dispose();
     disposeTensors(t);
     old.dispose();
     advT.dispose();
@@ -220,6 +255,36 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
     teacherLogits?.dispose();
     refLP?.dispose();
   }
+}
+
+/**
+ * The device path's one read: every queued update's statistics in one `data()` (a concat of their packed tensors),
+ * then, update by update in order, the host path's finiteness checks (the first non-finite update throws the same
+ * NonFiniteError; the device already refused it and every later one) and the pooled metrics. Returns g_k when the
+ * first update carried it, else null.
+ */
+async function readQueued(queued: QueuedUpdate[], req: UpdateRequest, pooled: UpdatePool): Promise<number | null> {
+  if (queued.length === 0) return null;
+  const all = queued.length === 1 ? null : tf.concat(queued.map((q) => q.packed));
+  let data: Float32Array;
+  try {
+    data = (await (all ?? (queued[0] as QueuedUpdate).packed).data()) as Float32Array;
+  } finally {
+    all?.dispose();
+  }
+  // the scopes' pops resolve once the device finished their work, which the read above waited for
+  await settleGpuErrorScopes(`${req.stage} step ${req.step}`);
+  let gap: number | null = null;
+  let offset = 0;
+  for (const [i, q] of queued.entries()) {
+    const { host, clipCoef } = unpackUpdate(q, data, offset);
+    offset += q.keys.length;
+    const check = { stage: req.stage, step: req.step, finiteTerms: FINITE_TERMS, optimizer: req.optimizer };
+    checkRefused(check, host, queued.length - i);
+    if (host.gap !== undefined && gap === null) gap = host.gap;
+    pooled.add(host, clipCoef);
+  }
+  return gap;
 }
 
 /**
