@@ -37,7 +37,7 @@ import { checkCheckpointContent, parseTrainerState, type TrainerState } from '..
 import type { WeightRecord } from '../src/engine/weights';
 import { ROOT } from './presetFiles';
 import { ensureFolder, RunFolder } from './runFolder';
-import type { GateLogState } from './runLogCheck';
+import type { GateLogState } from '../src/core/runLog/runLogCheck';
 import { InterruptLatch, onInterrupt, SIGNAL_EXIT_CODE } from './interrupt';
 import { METRIC } from '../src/core/runLog/metricKeys';
 

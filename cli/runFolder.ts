@@ -25,7 +25,7 @@ import { formatRunReport } from '../src/core/experiment/report';
 import { STAGE_NAMES, type StageName, type TrainerEvent } from '../src/engine/trainer/events';
 import { NodeCheckpointStorage } from './nodeCheckpointStorage';
 import { acquireRunFolderLock, LOCK_FILE, type RunFolderLock } from './runFolderLock';
-import { gateLogProblem, stepLinesProblem, type GateLogState } from './runLogCheck';
+import { gateLogProblem, stepLinesProblem, type GateLogState } from '../src/core/runLog/runLogCheck';
 
 export { RunFolderError };
 

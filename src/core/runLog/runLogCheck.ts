@@ -1,11 +1,13 @@
-// What makes a run folder's step log unreplayable, found line by line (pure functions over the log's lines; the
-// files are read by runFolder.ts). Line numbers are 1-based, as an editor shows them, so a message reads FILE:LINE.
+// What makes a run folder's step log unreplayable, found line by line (pure functions over the log's lines; the CLI
+// reads the files in cli/runFolder.ts). The order of a stage's steps is stepLines.ts's rule, as for the tab's stored
+// lines. Line numbers are 1-based, as an editor shows them, so a message reads FILE:LINE.
 //
 // A stage's log (metrics.jsonl, sft.jsonl, teacher.jsonl) holds one JSON line per step: steps 1, 2, … in order, each
 // once. A run stopped after its checkpoint at step s may have written steps s+1, s+2, … (and a torn last line) that
 // a resume trims; a duplicated or out-of-order step, or a step missing before s, makes the log replay to another run.
 // The student log's retire_opd/* columns are the gate's own statistics; they must agree with the gate state saved in
 // the checkpoint, or the resumed log's windows and K̄ₘ would not be the ones the gate acted on.
+import { stepOrderFault } from './stepLines';
 
 /** What is wrong with a log: the line (null: the log ends early), what was found, and the step expected next. */
 export interface LogProblem {
@@ -51,12 +53,13 @@ export function stepLinesProblem(lines: readonly string[], steps: number, exact:
     }
     const { step } = read;
     if (inPrefix) {
-      if (step === next) {
+      const fault = stepOrderFault(next - 1, step);
+      if (fault === null) {
         next++;
         last = step;
         continue;
       }
-      if (step < next)
+      if (fault !== 'missing')
         return {
           line,
           what: `step ${step} again after step ${last} (expected step ${next}: duplicated or out of order)`,

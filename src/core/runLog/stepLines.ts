@@ -21,6 +21,18 @@ export interface StepLineFault {
   kind: 'missing' | 'out of order' | 'repeated';
 }
 
+/**
+ * How `step` follows `prev`, the last step of its stage in order (0 before the first): null when it is the next one,
+ * steps 1, 2, … each once. The one rule of a stage's step lines, for the stored lines here and a run folder's log
+ * files (runLogCheck.ts).
+ */
+export function stepOrderFault(prev: number, step: number): StepLineFault['kind'] | null {
+  if (step === prev) return 'repeated';
+  if (step < prev) return 'out of order';
+  if (step > prev + 1) return 'missing';
+  return null;
+}
+
 /** Each trained stage's length as its 'stage' end event says (a stage that ended ran all its steps). */
 export function endedStageSteps(events: readonly TrainerEvent[]): Partial<Record<TrainedStage, number>> {
   const totals: Partial<Record<TrainedStage, number>> = {};
@@ -45,9 +57,8 @@ export function checkStepLines(
     if (at < stageAt) return { stage, step, kind: 'out of order' };
     stageAt = at;
     const prev = last[stage];
-    if (step === prev) return { stage, step, kind: 'repeated' };
-    if (step < prev) return { stage, step, kind: 'out of order' };
-    if (step > prev + 1) return { stage, step: prev + 1, kind: 'missing' };
+    const kind = stepOrderFault(prev, step);
+    if (kind !== null) return { stage, step: kind === 'missing' ? prev + 1 : step, kind };
     last[stage] = step;
   }
   for (const stage of TRAINED_STAGES) {

@@ -1,8 +1,8 @@
-// What makes a run's step log unreplayable (cli/runLogCheck.ts), on hand-written logs: duplicated, out-of-order and
+// What makes a run's step log unreplayable (src/core/runLog/runLogCheck.ts), on hand-written logs: duplicated, out-of-order and
 // missing steps with their line numbers, the lines a crash may leave after a checkpoint, and gate statistics that
 // disagree with a checkpoint's gate state. Through the CLI (FILE:LINE messages, exit 2): experimentFuzz.e2e.test.ts.
 import { describe, expect, it } from 'vitest';
-import { gateLogProblem, stepLinesProblem, type GateLogState } from '../../cli/runLogCheck';
+import { gateLogProblem, stepLinesProblem, type GateLogState } from '../../../src/core/runLog/runLogCheck';
 
 const log = (...steps: (number | string)[]): string[] => [
   ...steps.map((s) => (typeof s === 'number' ? JSON.stringify({ step: s }) : s)),

@@ -4,6 +4,7 @@ import {
   describeStepLineFault,
   endedStageSteps,
   resumableCheckpoint,
+  stepOrderFault,
   type StepLinePlace,
 } from '../../../src/core/runLog/stepLines';
 
@@ -14,6 +15,14 @@ const steps = (stage: StepLinePlace['stage'], from: number, to: number): StepLin
 const holed = [...steps('sft', 1, 50), ...steps('student', 1, 127), ...steps('student', 131, 400)];
 
 describe('the step lines check', () => {
+  it("takes a stage's next step and names a repeat, a step back and a skip (the rule the CLI's log check shares)", () => {
+    expect([0, 1, 2, 5].map((prev) => stepOrderFault(prev, prev + 1))).toEqual([null, null, null, null]);
+    expect(stepOrderFault(3, 3)).toBe('repeated');
+    expect(stepOrderFault(3, 2)).toBe('out of order');
+    expect(stepOrderFault(3, 5)).toBe('missing');
+    expect(stepOrderFault(0, 2)).toBe('missing');
+  });
+
   it('passes whole lines and names the first missing step of a hole', () => {
     expect(checkStepLines([...steps('sft', 1, 50), ...steps('student', 1, 400)], { sft: 50, student: 400 })).toBeNull();
     const fault = checkStepLines(holed, { sft: 50, student: 400 });
