@@ -224,6 +224,11 @@ export function validateConfig(candidate: unknown, source = 'config'): Experimen
   }
   if (cfg.student.grpo.clipLow >= 1) extra.push('student.grpo.clipLow: must be < 1');
   if (cfg.teacher.grpo.clipLow >= 1) extra.push('teacher.grpo.clipLow: must be < 1');
+  const d = cfg.student.distill;
+  if (d.studentFraction !== 1 && d.form !== 'gkd-jsd')
+    extra.push(
+      `student.distill.studentFraction: expected 1 with form '${d.form}', got ${d.studentFraction} (only gkd-jsd samples part of its batches from the teacher)`,
+    );
   if (extra.length > 0) throw new ConfigError(extra, source);
   return cfg;
 }

@@ -228,14 +228,11 @@ export const experimentConfigSchema = z.strictObject({
       beta: unit()
         .default(0.5)
         .describe("β of gkd-jsd (TRL's convention): 0 = forward KL(P_T‖P_θ), 1 = reverse KL(P_θ‖P_T), between = JSD"),
-      studentFraction: typed(
-        finite().refine((v) => v === 1, {
-          message: 'expected 1 (teacher-sampled sequences are not implemented: every step distils on student rollouts)',
-        }),
-        'number = 1',
-      )
+      studentFraction: unit()
         .default(1)
-        .describe("GKD's λ: fraction of the distillation batches sampled by the student (only 1, fully on-policy)"),
+        .describe(
+          "GKD's λ (TRL's lmbda), gkd-jsd only: each student step distils on the student's rollout with probability λ, else on sequences the teacher samples with its skill (GRPO and the gate's gap stay on the student's rollout); 1 = fully on-policy",
+        ),
       refreshEvery: posInt()
         .default(20)
         .describe('N of self-distill: the frozen self-teacher is the student copied every N student steps'),

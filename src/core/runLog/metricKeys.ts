@@ -35,6 +35,8 @@ export const METRIC = {
   opdDivergence: 'opd/divergence',
   /** self-distill: student steps since the frozen self-teacher was copied from the student */
   opdSelfTeacherAge: 'opd/self_teacher_age',
+  /** gkd-jsd with λ < 1: 1 when the step distilled on the teacher's own samples, 0 on the student's rollout */
+  opdTeacherSampled: 'opd/teacher_sampled',
   /** the gap g = token-mean(log π_T − log π_old) the gate observes as K = −g */
   opdTeacherStudentGapMean: 'opd/teacher_student_gap_mean',
   // validation, test and timings

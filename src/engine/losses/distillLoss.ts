@@ -6,6 +6,8 @@
 // per-token log-ratio, so the retirement gate's K = −gap means the same under every form, plus `divergence`: the
 // form's own per-token quantity, token-mean over action tokens (for kl-reward, the mean reward c_t); reverse-kl and
 // self-distill report k3 as before (no extra statistic: the default's kernels are unchanged).
+// teacherSampledJsd is gkd-jsd on a teacher-sampled batch (GKD's λ < 1, ../trainer/teacherSampled.ts): the same JSD_β
+// on the teacher's tokens; it has no gap, k3 or ratio (no student rollout, no π_old), so it reports only its own.
 //
 // Fused WebGPU forms: reverse-kl uses the fused OPD kernels (kernels/webgpuOpdReduce.ts). The other forms are
 // composed of stock tfjs ops on every backend (webgpu included): each is one or two passes over [B, T, V] that the
@@ -64,4 +66,25 @@ export function distillLoss(inputs: OpdInputs, spec: DistillSpec): LossOutput<Op
       ? tf.tidy(() => maskedMean(tf.sub(teacherLogProbs, oldLogProbs), actionMask(targetClasses)))
       : tf.tidy(() => tf.clone(loss));
   return { loss, stats: { ...base.stats, loss, divergence } };
+}
+
+/** GKD's JSD on teacher-sampled sequences (λ < 1): the student's view of the teacher's own episodes. */
+export interface TeacherSampleInputs {
+  /** [B, T, V] student logits on the teacher's streams without the skill segment */
+  logits: tf.Tensor;
+  /** [B, T, V] the teacher's logits at the same positions, in its own view (skill segment in front) */
+  teacherLogits: tf.Tensor;
+  /** [B, T] int32 class of each target (token t + 1 of the stream) */
+  targetClasses: tf.Tensor;
+}
+
+export type TeacherSampleStat = 'loss' | 'divergence' | 'actionTokens';
+
+/** Token mean of JSD_β over the action targets of a teacher-sampled batch; the form's divergence is the loss. */
+export function teacherSampledJsd(inputs: TeacherSampleInputs, beta: number): LossOutput<TeacherSampleStat> {
+  const mask = actionMask(inputs.targetClasses); // [B, T]
+  const loss = tf.tidy(() => maskedMean(generalizedJsd(inputs.logits, inputs.teacherLogits, beta), mask));
+  const stats = { loss, divergence: tf.clone(loss), actionTokens: tf.sum(mask) as tf.Scalar };
+  mask.dispose();
+  return { loss, stats };
 }

@@ -1,5 +1,6 @@
 // The generalized Jensen–Shannon divergence of GKD (TRL's generalized_jsd_loss; docs/METHODS.md §3, distillation forms), at each action
-// position of the student's own rollout, over the full vocabulary:
+// position of the distillation batch (the student's own rollout; with GKD's λ < 1 sometimes the teacher's samples,
+// distillLoss.ts's teacherSampledJsd), over the full vocabulary:
 //
 //   β = 0:      KL(π_T ‖ πθ)                      (forward KL)
 //   β = 1:      KL(πθ ‖ π_T)                      (reverse KL)

@@ -14,7 +14,7 @@ import type { GrpoConfig } from '../../core/experiment/config';
 import type { Task } from '../../core/env/types';
 import { grpoLoss } from '../losses/grpoLoss';
 import { opdGap, type OpdEstimator } from '../losses/opdLoss';
-import { distillLoss, type DistillSpec } from '../losses/distillLoss';
+import { distillLoss, teacherSampledJsd, type DistillSpec } from '../losses/distillLoss';
 import { formNeedsTeacherLogits } from '../../core/methodVocabulary';
 import { tokenLogProbs, tokenStats } from '../losses/tokenLogProbs';
 import { useFusedKernels } from '../kernels/registerWebgpuKernels';
@@ -63,6 +63,11 @@ export interface OpdPart {
   distill?: DistillSpec;
   /** self-distill: student steps since the self-teacher was copied (a metric) */
   selfTeacherAge?: number;
+  /**
+   * gkd-jsd with λ < 1, a teacher-sampled step (teacherSampled.ts): the student's view of the teacher's episodes on
+   * the same tasks, row b on tasks[b]. The JSD is computed on these tokens; GRPO and the gap g_k stay on the rollout.
+   */
+  teacherSamples?: PackedSequences;
 }
 
 export interface UpdateRequest {
@@ -115,6 +120,9 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
   let refLP: tf.Tensor | null = null;
   // g_k is read together with the first update's statistics (one read-back fewer per step)
   let gapT: tf.Scalar | null = null;
+  // a teacher-sampled step's batch: its tensors and the teacher's logits [B, T', V] on it (teacherSampled.ts)
+  const samples = req.opd?.teacherSamples && req.opd.coef > 0 ? toTensors(req.opd.teacherSamples) : null;
+  let samplesTeacherLogits: tf.Tensor | null = null;
   const inject = (term: string, x: tf.Scalar): tf.Scalar =>
     req.injectNonFinite === term ? (tf.mul(x, NaN) as tf.Scalar) : x;
   let teacherForwardMs = 0;
@@ -131,8 +139,13 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
       const out = teacherOnStudentTargets(req.opd.teacher, student, tasks, t.targets, needsTeacherLogits(req.opd));
       teacherLP = out.logProbs;
       teacherLogits = out.logits;
-      teacherForwardMs = performance.now() - tf0;
       gapT = opdGap(teacherLP, old, t.targetClasses) as tf.Scalar;
+      if (samples) {
+        const s = teacherOnStudentTargets(req.opd.teacher, req.opd.teacherSamples!, tasks, samples.targets, true);
+        s.logProbs.dispose();
+        samplesTeacherLogits = s.logits;
+      }
+      teacherForwardMs = performance.now() - tf0;
     }
     if (grpo.klBeta > 0 && req.reference) {
       const ref = req.reference;
@@ -157,7 +170,11 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
         teacherLP: teacherLP && pick(teacherLP),
         teacherLogits: teacherLogits && pick(teacherLogits),
         refLP: refLP && pick(refLP),
+        samplesTokens: samples && (pick(samples.tokens) as tf.Tensor2D),
+        samplesClasses: samples && pick(samples.targetClasses),
+        samplesTeacherLogits: samplesTeacherLogits && pick(samplesTeacherLogits),
       };
+      const samplesLengths = samples && (whole ? samples.lengths : Int32Array.from(rows, (r) => samples.lengths[r]!));
       try {
         const opd = req.opd;
         const request: CheckedUpdateRequest<string> = {
@@ -198,18 +215,27 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
             s['term/grpo'] = grpoTerm;
             let loss: tf.Scalar = grpoTerm;
             if (opd && mb.teacherLP && opd.coef > 0) {
-              const o = distillLoss(
-                {
-                  logits,
-                  ...shared,
-                  targets: mb.targets,
-                  targetClasses: mb.targetClasses,
-                  oldLogProbs: mb.old,
-                  teacherLogProbs: mb.teacherLP,
-                  ...(mb.teacherLogits ? { teacherLogits: mb.teacherLogits } : {}),
-                },
-                opd.distill ?? { form: 'reverse-kl', estimator: opd.estimator, topK: 1, beta: 0 },
-              );
+              const o = mb.samplesTokens
+                ? teacherSampledJsd(
+                    {
+                      logits: policy.forward(mb.samplesTokens, samplesLengths!),
+                      teacherLogits: mb.samplesTeacherLogits!,
+                      targetClasses: mb.samplesClasses!,
+                    },
+                    opd.distill?.beta ?? 0,
+                  )
+                : distillLoss(
+                    {
+                      logits,
+                      ...shared,
+                      targets: mb.targets,
+                      targetClasses: mb.targetClasses,
+                      oldLogProbs: mb.old,
+                      teacherLogProbs: mb.teacherLP,
+                      ...(mb.teacherLogits ? { teacherLogits: mb.teacherLogits } : {}),
+                    },
+                    opd.distill ?? { form: 'reverse-kl', estimator: opd.estimator, topK: 1, beta: 0 },
+                  );
               const opdTerm = inject('opd', o.loss);
               for (const [k, v] of Object.entries(o.stats)) if (k !== 'loss') s[`opd/${k}`] = v as tf.Scalar;
               s['term/opd'] = opdTerm;
@@ -254,6 +280,8 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
     teacherLP?.dispose();
     teacherLogits?.dispose();
     refLP?.dispose();
+    if (samples) disposeTensors(samples);
+    samplesTeacherLogits?.dispose();
   }
 }
 
@@ -326,8 +354,9 @@ class UpdatePool {
       const wo = host['opd/actionTokens'] as number;
       this.opdTokens += wo;
       acc(this.perUpdate, METRIC.opdLoss, host['term/opd']);
-      acc(this.perToken, METRIC.opdK3Kl, (host['opd/k3'] as number) * wo);
-      acc(this.perToken, METRIC.opdRatioMean, (host['opd/ratioMean'] as number) * wo);
+      // a teacher-sampled update (gkd-jsd, λ < 1) has no k3 or ratio: no student rollout, no π_old
+      if (host['opd/k3'] !== undefined) acc(this.perToken, METRIC.opdK3Kl, host['opd/k3'] * wo);
+      if (host['opd/ratioMean'] !== undefined) acc(this.perToken, METRIC.opdRatioMean, host['opd/ratioMean'] * wo);
       const divergence = host['opd/divergence'];
       if (divergence !== undefined) acc(this.perToken, METRIC.opdDivergence, divergence * wo);
     }
@@ -352,8 +381,9 @@ class UpdatePool {
     m[METRIC.actorGradClipped] = this.clipped / this.n;
     m[METRIC.actorUpdates] = this.n;
     if (this.perUpdate.has(METRIC.opdLoss)) {
-      m[METRIC.opdK3Kl] = tokenMean(METRIC.opdK3Kl, this.opdTokens);
-      m[METRIC.opdRatioMean] = tokenMean(METRIC.opdRatioMean, this.opdTokens);
+      if (this.perToken.has(METRIC.opdK3Kl)) m[METRIC.opdK3Kl] = tokenMean(METRIC.opdK3Kl, this.opdTokens);
+      if (this.perToken.has(METRIC.opdRatioMean))
+        m[METRIC.opdRatioMean] = tokenMean(METRIC.opdRatioMean, this.opdTokens);
       if (this.perToken.has(METRIC.opdDivergence))
         m[METRIC.opdDivergence] = tokenMean(METRIC.opdDivergence, this.opdTokens);
     }
@@ -363,5 +393,10 @@ class UpdatePool {
 
 /** Whether the step's distillation form reads the teacher's logits over the vocabulary (not only its log-probs). */
 function needsTeacherLogits(opd: OpdPart): boolean {
-  return opd.coef > 0 && formNeedsTeacherLogits(opd.distill?.form ?? 'reverse-kl', opd.estimator);
+  // a teacher-sampled step reads the teacher's logits on its own samples only; on the rollout, only g_k
+  return (
+    opd.coef > 0 &&
+    opd.teacherSamples === undefined &&
+    formNeedsTeacherLogits(opd.distill?.form ?? 'reverse-kl', opd.estimator)
+  );
 }

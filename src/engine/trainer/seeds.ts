@@ -6,8 +6,8 @@ import { hashInts } from '../../core/rng';
 import type { StageName } from './events';
 
 const STAGE_SALT: Record<StageName, number> = { demonstrations: 11, sft: 12, teacher: 13, student: 14, evaluation: 15 };
-/** what a seed is for, within a step */
-const PURPOSE = { tasks: 1, sample: 2, validation: 3, test: 4 } as const;
+/** what a seed is for, within a step (distillSource and teacherSample: GKD's λ < 1, ./teacherSampled.ts) */
+const PURPOSE = { tasks: 1, sample: 2, validation: 3, test: 4, distillSource: 5, teacherSample: 6 } as const;
 type SeedPurpose = keyof typeof PURPOSE;
 
 /** task indices of each stage's training draws start here, so teacher and student see different tasks */

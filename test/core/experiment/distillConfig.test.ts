@@ -37,10 +37,21 @@ describe('the student.distill keys', () => {
     for (const form of DISTILL_FORMS) expect(validateConfig(withDistill({ form })).student.distill.form).toBe(form);
   });
 
-  it('refuse GKD λ < 1 (teacher-sampled sequences are not implemented), naming the key', () => {
-    const m = messageOf(() => validateConfig(withDistill({ studentFraction: 0.5 })));
-    expect(m).toContain('student.distill.studentFraction');
-    expect(m).toContain('teacher-sampled sequences are not implemented');
+  it('accept GKD λ in [0, 1] with gkd-jsd', () => {
+    for (const studentFraction of [0, 0.25, 1])
+      expect(validateConfig(withDistill({ form: 'gkd-jsd', studentFraction })).student.distill.studentFraction).toBe(
+        studentFraction,
+      );
+  });
+
+  it('refuse λ outside [0, 1], and λ ≠ 1 with any form but gkd-jsd, naming the key', () => {
+    const out = messageOf(() => validateConfig(withDistill({ form: 'gkd-jsd', studentFraction: 1.5 })));
+    expect(out).toMatch(/student\.distill\.studentFraction.*\[0, 1\]/);
+    for (const form of DISTILL_FORMS.filter((f) => f !== 'gkd-jsd')) {
+      const m = messageOf(() => validateConfig(withDistill({ form, studentFraction: 0.5 })));
+      expect(m, form).toContain('student.distill.studentFraction');
+      expect(m, form).toContain(`expected 1 with form '${form}'`);
+    }
   });
 
   it('refuse β outside [0, 1], k < 1 and an unknown key, naming each', () => {

@@ -1,11 +1,12 @@
 // The distillation forms on every Node backend (docs/METHODS.md §3, distillation forms): topk-forward-kl, gkd-jsd and
-// kl-reward are stock tfjs ops on webgpu too (no fused kernel: src/engine/losses/distillLoss.ts says why), so their
-// value and gradient on wasm and webgpu (Dawn on SwiftShader) must match cpu: norm-wise relative 1e-5 (wasm) and
-// 1e-4 (webgpu), as backendParity.test.ts. A backend that cannot start here is skipped with the reason printed.
+// kl-reward are stock tfjs ops on webgpu too (no fused kernel: src/engine/losses/distillLoss.ts says why), and so is
+// gkd-jsd on a teacher-sampled batch (GKD's λ < 1, teacherSampledJsd), so their value and gradient on wasm and
+// webgpu (Dawn on SwiftShader) must match cpu: norm-wise relative 1e-5 (wasm) and 1e-4 (webgpu), as
+// backendParity.test.ts. A backend that cannot start here is skipped with the reason printed.
 import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
 import { initBackend } from '../../../src/engine/backend';
-import { distillLoss, type DistillSpec } from '../../../src/engine/losses/distillLoss';
+import { distillLoss, teacherSampledJsd, type DistillSpec } from '../../../src/engine/losses/distillLoss';
 import { expectClose } from './assertions';
 import { caseTensors, makeCase } from './reference';
 
@@ -32,6 +33,13 @@ async function outputs(): Promise<number[][]> {
     out.push([...(await value.data())], [...(await grad.data())], [...(await gap!.data())]);
     tf.dispose([value, grad, gap!]);
   }
+  // gkd-jsd on a teacher-sampled batch (GKD's λ < 1): the case's targets stand for the teacher's tokens
+  const { value, grad } = tf.valueAndGrad(
+    (z: tf.Tensor) =>
+      teacherSampledJsd({ logits: z, teacherLogits: t.teacherLogits, targetClasses: t.targetClasses }, 0.3).loss,
+  )(x);
+  out.push([...(await value.data())], [...(await grad.data())]);
+  tf.dispose([value, grad]);
   x.dispose();
   t.dispose();
   return out;

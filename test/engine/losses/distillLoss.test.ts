@@ -3,7 +3,7 @@
 // reference; stated tolerance 1e-4 relative to the largest reference magnitude (assertions.ts), float32 tfjs on cpu.
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { distillLoss, type DistillSpec } from '../../../src/engine/losses/distillLoss';
+import { distillLoss, teacherSampledJsd, type DistillSpec } from '../../../src/engine/losses/distillLoss';
 import { generalizedJsd } from '../../../src/engine/losses/generalizedJsd';
 import { opdLoss } from '../../../src/engine/losses/opdLoss';
 import { topKForwardKl } from '../../../src/engine/losses/topKForwardKl';
@@ -164,5 +164,53 @@ describe('distillation forms (METHODS §3, distillation forms)', () => {
       expect(tf.memory().numTensors, form).toBe(before);
       t.dispose();
     }
+  });
+});
+
+describe("gkd-jsd on teacher-sampled tokens (GKD's λ < 1: teacherSampledJsd)", () => {
+  // a case standing for a teacher-sampled batch: its targets are the teacher's tokens, its teacher logits the
+  // teacher's own at those positions; the loss reads no π_old and no sampled-token log-probs
+  const c = makeCase(63, 3, 9, 7);
+  const jsdOn = (beta: number) => {
+    const t = caseTensors(c);
+    const fn = (z: tf.Tensor) =>
+      teacherSampledJsd({ logits: z, teacherLogits: t.teacherLogits, targetClasses: t.targetClasses }, beta).loss;
+    return { fn, t };
+  };
+
+  for (const beta of [0, 0.3, 1]) {
+    it(`with β = ${beta}: value and gradient match the float64 JSD_β over the action tokens (1e-4 relative)`, () => {
+      const { fn, t } = jsdOn(beta);
+      const f = (x: Float64Array) => refActionMean(c, refGeneralizedJsdRows(x, c.teacherLogits, c.V, beta));
+      const { value, grad } = tfValueAndGrad(c, fn);
+      expectClose([value], [f(c.logits)]);
+      expectClose(grad, numericGrad(f, c.logits));
+      t.dispose();
+    });
+  }
+
+  it('reports its JSD as the divergence and the action tokens it averaged over, and leaks no tensors', () => {
+    const t = caseTensors(c);
+    const x = tf.tensor3d(Float32Array.from(c.logits), [c.B, c.T, c.V]);
+    const run = () => {
+      const o = teacherSampledJsd({ logits: x, teacherLogits: t.teacherLogits, targetClasses: t.targetClasses }, 0.3);
+      const out = {
+        loss: o.stats.loss.dataSync()[0]!,
+        div: o.stats.divergence.dataSync()[0]!,
+        n: o.stats.actionTokens.dataSync()[0]!,
+      };
+      tf.dispose(Object.values(o.stats));
+      return out;
+    };
+    run();
+    const before = tf.memory().numTensors;
+    const o = run();
+    expect(tf.memory().numTensors).toBe(before);
+    expect(o.div).toBe(o.loss);
+    expect(Object.keys(o)).toHaveLength(3);
+    expect(o.n).toBe(Array.from(c.classes).filter(isAction).length);
+    expectClose([o.loss], [refActionMean(c, refGeneralizedJsdRows(c.logits, c.teacherLogits, c.V, 0.3))]);
+    x.dispose();
+    t.dispose();
   });
 });

@@ -1,7 +1,9 @@
 // The student stage (docs/METHODS.md §2–§4): GRPO on the student's view (no skill) plus λ_opd·OPD against the
 // frozen teacher, with λ_opd from the configured schedule. For the adaptive schedule the retirement gate sees the
 // gap g_k of each step the teacher runs and the validation score S every student.validationEvery steps; once it
-// retires the teacher, the teacher's forward pass is skipped for the rest of the run.
+// retires the teacher, the teacher's forward pass is skipped for the rest of the run. With gkd-jsd and GKD's λ < 1
+// (student.distill.studentFraction), a step may distil on the teacher's own samples instead (../teacherSampled.ts);
+// its GRPO term and its gap g_k are still the student rollout's, so the gate sees the same g_k at every step.
 import { LambdaSchedule } from '../../../core/lambdaSchedule';
 import type { GateConfig } from '../../../core/gateConfig';
 import { gateConfigFor } from '../../../core/experiment/gateSettings';
@@ -15,6 +17,7 @@ import { phaseMetrics } from '../../../core/runLog/stepPhases';
 import { readbackCount } from '../../kernelCounter';
 import { selfTeacherFor } from '../selfTeacher';
 import type { OpdPart } from '../policyUpdate';
+import { distillSourceUniform, teacherSampledRollout, teacherSamplesStep } from '../teacherSampled';
 
 /** The gate's settings (the public code's field names) from the config and the measured S_T. */
 export function gateConfigOf(ctx: StageContext): GateConfig {
@@ -46,9 +49,19 @@ export async function runStudent(ctx: StageContext, from: number): Promise<void>
     const plan = schedule.beginStep(k);
     if (ctx.followers) await ctx.followers.beginStep(k, plan, ctx.sharedSnapshot);
     const { tasks, rollout: r } = await trainingRollout(ctx, 'student', k, student, g);
+    // GKD's λ < 1: is this step's distillation batch the teacher's own samples? (λ = 1 draws nothing; only gkd-jsd
+    // reads λ, the config refuses λ ≠ 1 with another form)
+    const fraction = sc.distill.form === 'gkd-jsd' ? sc.distill.studentFraction : 1;
+    const distils = plan.teacherNeeded && teacher !== undefined && plan.opdCoef > 0;
+    const fromTeacher = distils && teacherSamplesStep(fraction, () => distillSourceUniform(cfg.seed, k));
+    const samples = fromTeacher
+      ? (await teacherSampledRollout(ctx.engine, teacher, tasks, g.temperature, cfg.seed, k)).packed
+      : null;
     const rolloutMs = ctx.clock() - t0;
     ctx.liveEpisode('student', k, tasks, r, plan.teacherNeeded);
     const u0 = ctx.clock();
+    const opd = plan.teacherNeeded && teacher ? distillPart(ctx, k, teacher, plan.opdCoef) : null;
+    if (opd !== null && samples !== null) opd.teacherSamples = samples;
     const u = await policyUpdate({
       stage: 'student',
       step: k,
@@ -59,7 +72,7 @@ export async function runStudent(ctx: StageContext, from: number): Promise<void>
       groupSize: g.groupSize,
       grpo: g,
       withSkill: false,
-      opd: plan.teacherNeeded && teacher ? distillPart(ctx, k, teacher, plan.opdCoef) : null,
+      opd,
       reference: g.klBeta > 0 ? init : null,
       injectNonFinite: ctx.injected('student', k),
     });
@@ -67,6 +80,7 @@ export async function runStudent(ctx: StageContext, from: number): Promise<void>
     c.sampledTokens += r.sampledTokens;
     c.envSteps += r.envSteps;
     const line: MetricsLine = { step: k, ...rolloutMetrics(r), ...u.metrics };
+    if (fraction < 1 && distils) line[METRIC.opdTeacherSampled] = fromTeacher ? 1 : 0;
     if (u.gap !== null) {
       c.teacherForwardRun++;
       line[METRIC.opdTeacherStudentGapMean] = u.gap;
