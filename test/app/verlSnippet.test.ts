@@ -18,6 +18,13 @@ describe('the verl snippet of a distillation form', () => {
     expect(form('gkd-jsd', 'student.distill.beta=0.3')).toContain('GKDConfig(beta=0.3, lmbda=1)');
   });
 
+  it("maps GKD's λ < 1 to lmbda with seq_kd (the teacher samples the rest of the batches)", () => {
+    const s = form('gkd-jsd', 'student.distill.studentFraction=0.25');
+    expect(s).toContain('GKDConfig(beta=0.5, lmbda=0.25, seq_kd=True)');
+    expect(s).toContain("the lab's teacher samples with its skill in context");
+    expect(form('gkd-jsd')).not.toContain('seq_kd');
+  });
+
   it('maps kl-reward to verl’s KL-in-reward path with the teacher as the reference policy', () => {
     const s = form('kl-reward');
     expect(s).toContain('algorithm.use_kl_in_reward=True');

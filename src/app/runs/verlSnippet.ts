@@ -81,7 +81,13 @@ function distillFormLines(config: ExperimentConfig): string[] {
     case 'gkd-jsd':
       return [
         '# distill form gkd-jsd: the RetireOPD code has none; the same loss is TRL GKDTrainer with',
-        `# GKDConfig(beta=${d.beta}, lmbda=${d.studentFraction}) (no GRPO term and no retirement gate there)`,
+        `# GKDConfig(beta=${d.beta}, lmbda=${d.studentFraction}${d.studentFraction < 1 ? ', seq_kd=True' : ''}) (no GRPO term and no retirement gate there)`,
+        // λ < 1: the rest of the batches are the teacher's samples, TRL's seq_kd (its teacher sees no privileged context)
+        ...(d.studentFraction < 1
+          ? [
+              "# (lmbda < 1: the lab's teacher samples with its skill in context; TRL's teacher sees the student's prompt)",
+            ]
+          : []),
       ];
     case 'self-distill':
       return [

@@ -176,7 +176,9 @@ export const EXPLANATIONS = {
     what:
       'Which of the field’s distillation forms the student runs: reverse-kl (the lab’s OPD, the estimator above), ' +
       'topk-forward-kl (verl: forward KL over the teacher’s top k tokens plus an “other” bucket), kl-reward (the ' +
-      'per-token reverse-KL estimate as a reward in the policy gradient), gkd-jsd (TRL GKD’s generalized JSD with β) ' +
+      'per-token reverse-KL estimate as a reward in the policy gradient), gkd-jsd (TRL GKD’s generalized JSD with β; ' +
+      'with GKD’s λ < 1, a step distils on the teacher’s own samples with probability 1 − λ; GRPO and the gap stay ' +
+      'on the student’s rollout) ' +
       'or self-distill (the student itself, with the skill in context, as a frozen teacher refreshed every N steps).',
     formula: String.raw`\text{JSD}_\beta = \beta\,\mathrm{KL}(\pi_T \,\|\, M) + (1-\beta)\,\mathrm{KL}(\pi_\theta \,\|\, M),\quad M = \beta\pi_T + (1-\beta)\pi_\theta`,
     sign:
