@@ -1,6 +1,6 @@
 // One tab owns a run: two runs stores sharing one lock registry stand for two tabs of one browser; the runs channel
 // is a list of messages handed from one to the other.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { RunChannelMessage } from '../../src/app/runs/runChannel';
 import { LockRegistry, MemoryLocks, runLockName } from '../../src/app/runs/runLocks';
 import { isStorageFull, lockCheckedDeletes, MemoryRunRepository } from '../../src/app/runs/runRepository';
@@ -332,5 +332,55 @@ describe('a second tab on a running queue', () => {
     for (const m of a.sent.splice(0)) b.runs.getState().remote(m);
     await expect.poll(() => b.runStore.getState().recordId).toBe(next);
     expect(b.worker.starts).toEqual([]);
+  });
+});
+
+describe('the table re-reads only the runs that changed', () => {
+  const at = (id: string, createdAt: number) => ({ ...freshRecord(id), status: 'completed' as const, createdAt });
+
+  it('adds, replaces and drops the runs it is given, keeps every other record as it was, and never lists all', async () => {
+    const repo = new MemoryRunRepository();
+    for (const [id, t] of [
+      ['run-a', 10],
+      ['run-b', 20],
+      ['run-c', 30],
+    ] as const)
+      await repo.putRun(at(id, t));
+    const { runs } = tab(repo, new LockRegistry());
+    await runs.getState().refresh();
+    const kept = runs.getState().runs[0];
+    runs.getState().setSelected(['run-a', 'run-c']);
+    const listed = vi.spyOn(repo, 'listRuns');
+    await repo.putRun({ ...at('run-b', 20), label: 'renamed' });
+    await repo.deleteRun('run-c');
+    await repo.putRun(at('run-d', 40));
+    await repo.putRun(at('run-early', 15));
+
+    await runs.getState().refreshRuns(['run-d', 'run-b', 'run-c', 'run-early']);
+    expect(listed).not.toHaveBeenCalled();
+    // oldest first, as listRuns orders them
+    expect(runs.getState().runs.map((r) => r.id)).toEqual(['run-a', 'run-early', 'run-b', 'run-d']);
+    expect(runs.getState().runs[0]).toBe(kept);
+    expect(runs.getState().runs.find((r) => r.id === 'run-b')?.label).toBe('renamed');
+    expect(runs.getState().selected).toEqual(['run-a']);
+  });
+
+  it('starting, finishing and deleting a run read back only that run', async () => {
+    const repo = new MemoryRunRepository();
+    for (let i = 0; i < 5; i++) await repo.putRun(at(`run-old-${i}`, i));
+    const { runs, worker } = tab(repo, new LockRegistry());
+    await runs.getState().load();
+    const listed = vi.spyOn(repo, 'listRuns');
+    const id = await runs.getState().startRun({ preset: 'unit', overrides: [], config: CONFIG, backendChoice: 'cpu' });
+    expect(runs.getState().runs.map((r) => r.id)).toContain(id);
+    // the worker stores the run's final record before it says the run is done
+    await repo.putRun({ ...(await repo.getRun(id!))!, status: 'completed' });
+    worker.finish();
+    await runs.getState().runEnded();
+    await vi.waitFor(() => expect(runs.getState().runs.find((r) => r.id === id)?.status).toBe('completed'));
+    await runs.getState().remove('run-old-2');
+    expect(runs.getState().runs.map((r) => r.id)).not.toContain('run-old-2');
+    expect(runs.getState().runs).toHaveLength(5);
+    expect(listed).not.toHaveBeenCalled();
   });
 });
