@@ -1,0 +1,72 @@
+// Read-backs per student step on webgpu (Dawn on SwiftShader in Node), counted, not timed: the smoke preset cut to
+// 2 SFT, 1 teacher and 6 student steps (validation at 5). A student step reads each rollout turn's tokens once
+// (shell: at most 3 turns) and, on the device path, every mini-batch update's statistics and g_k in ONE read after
+// the step's last update (checkedUpdate.ts, policyUpdate.ts); before, one read per mini-batch (2 in smoke), so up to
+// 5. A non-finite student step is still refused and logged as on wasm (trainer.e2e.test.ts's check, here on webgpu).
+// Skipped with the reason printed where no webgpu adapter exists.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { resolveConfig, type ExperimentConfig } from '../../../src/core/experiment/config';
+import { loadPreset } from '../../../src/core/experiment/preset';
+import { initBackend } from '../../../src/engine/backend';
+import type { MetricsLine } from '../../../src/engine/trainer/events';
+import { METRIC } from '../../../src/core/runLog/metricKeys';
+import { lookupPreset } from '../../support/presets';
+import { runTrainer } from '../helpers/runTrainer';
+
+/** the claim: at most this many blocking read-backs per student step that is not a validation step */
+const MAX_READBACKS_PER_STUDENT_STEP = 4;
+
+let cfg: ExperimentConfig;
+let skipReason: string | null = null;
+
+beforeAll(async () => {
+  try {
+    await initBackend('webgpu');
+  } catch (e) {
+    skipReason = e instanceof Error ? e.message : String(e);
+  }
+  cfg = resolveConfig(
+    { seed: 2, sft: { steps: 2 }, teacher: { steps: 1 }, student: { steps: 6 } },
+    loadPreset('smoke', lookupPreset).config,
+  );
+});
+
+describe('student steps on webgpu', () => {
+  it(`read back at most ${MAX_READBACKS_PER_STUDENT_STEP} times per step outside validation`, async (ctx) => {
+    if (skipReason !== null) {
+      console.warn(`SKIPPED (no webgpu): ${skipReason}`);
+      ctx.skip();
+      return;
+    }
+    const { summary, events } = await runTrainer(cfg);
+    expect(summary.status, summary.error ?? '').toBe('completed');
+    const lines = events.flatMap((e) => (e.type === 'step' && e.stage === 'student' ? [e.metrics] : []));
+    expect(lines.length).toBe(6);
+    const plain = lines.filter((l: MetricsLine) => l[METRIC.valSuccessRate] === undefined);
+    const counts = plain.map((l) => l[METRIC.timeReadbacks] as number);
+    console.log(`read-backs per student step (no validation): ${counts.join(', ')}`);
+    expect(plain.length).toBe(5);
+    for (const [i, n] of counts.entries()) {
+      expect(n, `step ${plain[i]?.step}`).toBeGreaterThan(0);
+      expect(n, `step ${plain[i]?.step}`).toBeLessThanOrEqual(MAX_READBACKS_PER_STUDENT_STEP);
+    }
+    // every mini-batch update was applied (2 per step in smoke) and the gap came back with them
+    for (const l of lines) {
+      expect(l[METRIC.actorUpdates]).toBe(2);
+      expect(Number.isFinite(l[METRIC.opdTeacherStudentGapMean])).toBe(true);
+    }
+  }, 900_000);
+
+  it('refuses a non-finite OPD loss and logs it naming the step and the term, as on wasm', async (ctx) => {
+    if (skipReason !== null) {
+      ctx.skip();
+      return;
+    }
+    const r = await runTrainer(cfg, { injectNonFinite: { stage: 'student', step: 3, term: 'opd' } });
+    expect(r.summary.status).toBe('failed');
+    expect(r.summary.error).toMatch(/non-finite opd at student step 3: opd loss = NaN/);
+    expect(r.events.find((e) => e.type === 'error')).toMatchObject({ stage: 'student', step: 3, term: 'opd' });
+    const steps = r.events.flatMap((e) => (e.type === 'step' && e.stage === 'student' ? [e.step] : []));
+    expect(steps).toEqual([1, 2]);
+  }, 900_000);
+});
