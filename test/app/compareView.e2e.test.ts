@@ -1,8 +1,8 @@
 // The compare view's exports in a real Chromium, over two smoke runs that differ only in the schedule (adaptive
 // retires at step 10, never does not): the chart's SVG reads on its own (title, axis labels, a legend entry per arm
 // and for the retirement markers), the CSV has numeric columns (mean, std, n, lo, hi, one trigger column per seed),
-// the Markdown is comparison.md as the sweep CLI writes it, and the two arms — identical until the retirement — are
-// drawn distinguishable with a note.
+// the Markdown is comparison.md as the sweep CLI writes it, and the two arms — named RetireOPD and OPD throughout,
+// identical until the retirement — are drawn distinguishable with a note.
 import { readFileSync } from 'node:fs';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -51,11 +51,11 @@ describe('the compare view’s exports in a real browser', { shuffle: false }, (
     expect(svg).toContain('width="960" height="540"');
     const texts = (cls: string) =>
       [...svg.matchAll(new RegExp(`<text[^>]*class="${cls}"[^>]*>([^<]*)</text>`, 'g'))].map((m) => m[1]);
-    expect(texts('figure-title')).toEqual(['rollout/success_rate (student), mean ± 1 std over seeds, EMA 0.60']);
-    expect(texts('axis-label')).toEqual(['student step', 'rollout/success_rate']);
+    expect(texts('figure-title')).toEqual(['Rollout success, smoke, seed 0']);
+    expect(texts('axis-label')).toEqual(['student step', 'Rollout success']);
     expect(texts('legend-entry')).toEqual([
-      'student.schedule=never',
-      'student.schedule=adaptive',
+      'OPD throughout',
+      'RetireOPD',
       'retirement (dashed, in the series’ colour)',
     ]);
     // the retirement of the adaptive arm at step 10, as a marker
@@ -67,12 +67,12 @@ describe('the compare view’s exports in a real browser', { shuffle: false }, (
     const note = page.getByTestId('compare-identical');
     await expect
       .poll(() => note.textContent())
-      .toBe('student.schedule=adaptive is identical to student.schedule=never (drawn dashed)');
+      .toBe('RetireOPD is identical to OPD throughout (drawn dashed)');
     // the entropy of the sampled tokens parts after the teacher retires (step 10): OPD stops for one arm only
     await page.getByTestId('compare-metric').selectOption('actor/entropy');
     await expect.poll(() => note.textContent()).toMatch(/until step \d+ \(drawn dashed\)$/);
     const text = (await note.textContent()) ?? '';
-    expect(text).toMatch(/^student\.schedule=adaptive is identical to student\.schedule=never until step \d+/);
+    expect(text).toMatch(/^RetireOPD is identical to OPD throughout until step \d+/);
     expect(Number(/until step (\d+)/.exec(text)![1])).toBeGreaterThanOrEqual(10);
     const svg = await download('chart as SVG');
     expect(svg).toContain(`class="figure-note">${text}</text>`);
