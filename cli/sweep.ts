@@ -219,6 +219,81 @@ export function nodeMemoryBudget(): MemoryBudget {
   return { bytes: freemem() / 2, source: 'a population may use here (half of the free memory, os.freemem)' };
 }
 
+/** --report: the combined outcome of finished sweeps' folders, written under `out` (no training). */
+function combineReports(folders: string, out: string | undefined, io: CliIo): number {
+  if (!out) throw new UserError('--report needs --out DIR (where the combined outcome goes)');
+  const table = report(folders.split(','), out);
+  io.stdout(`${table}\n\noutcome folder: ${out}\n`);
+  return 0;
+}
+
+/**
+ * Refuses a sweep whose largest population (the runs that would train at once, populationMemory.ts) does not fit in
+ * memory. Each of `laneCount` lanes is a process of its own, so each gets its share of the budget.
+ */
+function refuseOversizedPopulation(
+  runs: readonly SweepRun[],
+  populationSize: number,
+  budget: MemoryBudget,
+  laneCount: number,
+): void {
+  const largest = largestPopulation(runs, populationSize);
+  const share =
+    laneCount > 1 ? { bytes: budget.bytes / laneCount, source: `${budget.source}, ÷ ${laneCount} lanes` } : budget;
+  const refusal = largest && populationRefusal(largest.config, largest.members, share);
+  const lanesHint = laneCount > 1 ? '; fewer --jobs leave each lane more' : '';
+  if (refusal) throw new UserError(`--population-size: ${refusal} (--population-size N caps it${lanesHint})`);
+}
+
+/**
+ * A lane's follower that leaves its leader is handed to the sweep, for a lane that comes free: its state goes into
+ * its folder, the sweep is told (with the step it left at), and this lane skips it. The promise put in `handedOff`
+ * (by ride key) says whether the hand-off worked; false: it continues here. `indexOf`: ride key → run index.
+ */
+function handOffDetached(
+  indexOf: ReadonlyMap<string, number>,
+  handedOff: Map<string, Promise<boolean>>,
+  io: CliIo,
+): (ride: Ride, dir: string) => void {
+  return (ride, dir) => {
+    const end = ride.end;
+    const index = indexOf.get(rideKey(dir));
+    if (end?.kind !== 'detached' || index === undefined) return;
+    // after the leader's step has returned (no tensor scope of its own is open then)
+    const written = new Promise((r) => setTimeout(r, 0))
+      .then(() => writeDetachedState(ride.folder, end.resume))
+      // the lane that continues it takes the folder's lock (runFolderLock.ts)
+      .then(() => ride.folder.release())
+      .then(() => tellSweep({ type: 'detached', index, step: end.step }))
+      .then(
+        () => true,
+        (e: unknown) => {
+          io.stderr(`warning: ${basename(dir)}: not handed to another lane (${String(e)}); continuing it here\n`);
+          return false;
+        },
+      );
+    handedOff.set(rideKey(dir), written);
+  };
+}
+
+/** --continue: a follower another lane handed on continues alone from the state its folder holds (its leader's step). */
+async function continueHandedOn(run: SweepRun, dir: string, label: string, latch: InterruptLatch, io: CliIo) {
+  const { folder, resume } = await prepareResume(dir, io.stderr);
+  io.stderr(`${label}: continues alone from student step ${resume?.state.step ?? 0}\n`);
+  const summary = await runExperiment({
+    folder,
+    config: run.config,
+    resume,
+    continuation: resume !== null,
+    progress: false,
+    label,
+    interrupt: latch,
+    log: (t) => io.stderr(t),
+  }).finally(() => folder.release());
+  io.stderr(`${label}: ${oneLine(summary)}\n`);
+  return summary;
+}
+
 async function sweep(argv: string[], io: CliIo, options: SweepOptions = {}): Promise<number> {
   const { values } = parseFlags(argv, FLAGS);
   if (values.help) {
@@ -228,12 +303,7 @@ async function sweep(argv: string[], io: CliIo, options: SweepOptions = {}): Pro
   refuseBlankPaths({ out: values.out, 'share-from': values['share-from'] });
   if (values['no-share'] && values['share-from']) throw new UserError('give --no-share or --share-from, not both');
   const populationSize = parsePopulationSize(values['population-size']);
-  if (values.report) {
-    if (!values.out) throw new UserError('--report needs --out DIR (where the combined outcome goes)');
-    const table = report(values.report.split(','), values.out);
-    io.stdout(`${table}\n\noutcome folder: ${values.out}\n`);
-    return 0;
-  }
+  if (values.report) return combineReports(values.report, values.out, io);
   // the held-out-seed warning comes before any refusal of the axes, as soon as the seeds are known
   const { names, presets, sets, spec, runs, axes, seeds } = planRuns(values, (seeds) => {
     // a lane's parent sweep has said it already
@@ -252,16 +322,9 @@ async function sweep(argv: string[], io: CliIo, options: SweepOptions = {}): Pro
   // one group may still use two lanes: its followers continue in another once they leave their leader
   const laneCount = lanes && runs.length > 1 ? Math.min(jobs, runs.length) : 1;
   // everything that can be refused is refused before any folder exists
-  // the largest population this sweep would train at once must fit in memory (populationMemory.ts); each lane is
-  // a process of its own, so each gets its share of the budget
   if (!values['no-share']) {
-    const largest = largestPopulation([...runs, ...(options.riders ?? []).map((r) => r.run)], populationSize);
-    const budget = options.memoryBudget ?? nodeMemoryBudget();
-    const share =
-      laneCount > 1 ? { bytes: budget.bytes / laneCount, source: `${budget.source}, ÷ ${laneCount} lanes` } : budget;
-    const refusal = largest && populationRefusal(largest.config, largest.members, share);
-    const lanesHint = laneCount > 1 ? '; fewer --jobs leave each lane more' : '';
-    if (refusal) throw new UserError(`--population-size: ${refusal} (--population-size N caps it${lanesHint})`);
+    const all = [...runs, ...(options.riders ?? []).map((r) => r.run)];
+    refuseOversizedPopulation(all, populationSize, options.memoryBudget ?? nodeMemoryBudget(), laneCount);
   }
   for (const run of runs) await startBackend(run.config, io.stderr);
   for (const p of presets) await loadShippedTeacher(applyOverrides(p.config, sets));
@@ -303,33 +366,11 @@ async function sweep(argv: string[], io: CliIo, options: SweepOptions = {}): Pro
     ...runs.map((run) => ({ run, dir: join(out, slug(run.label)) })),
     ...(options.riders ?? []),
   ];
-  // a lane's follower that leaves its leader is handed to the sweep, for a lane that comes free: its state goes into
-  // its folder, the sweep is told (with the step it left at), and this lane skips it (false: the hand-off failed, it
-  // continues here)
+  // the followers handed to another lane (handOffDetached), by ride key: true once handed on
   const handedOff = new Map<string, Promise<boolean>>();
   const indexOf = new Map([...numberOf].map(([label, n]) => [rideKey(join(out, slug(label))), n - 1]));
   const onDetached =
-    values['hand-off'] && spec.matchTemperature === undefined
-      ? (ride: Ride, dir: string): void => {
-          const end = ride.end;
-          const index = indexOf.get(rideKey(dir));
-          if (end?.kind !== 'detached' || index === undefined) return;
-          // after the leader's step has returned (no tensor scope of its own is open then)
-          const written = new Promise((r) => setTimeout(r, 0))
-            .then(() => writeDetachedState(ride.folder, end.resume))
-            // the lane that continues it takes the folder's lock (runFolderLock.ts)
-            .then(() => ride.folder.release())
-            .then(() => tellSweep({ type: 'detached', index, step: end.step }))
-            .then(
-              () => true,
-              (e: unknown) => {
-                io.stderr(`warning: ${basename(dir)}: not handed to another lane (${String(e)}); continuing it here\n`);
-                return false;
-              },
-            );
-          handedOff.set(rideKey(dir), written);
-        }
-      : undefined;
+    values['hand-off'] && spec.matchTemperature === undefined ? handOffDetached(indexOf, handedOff, io) : undefined;
   let results;
   try {
     results = await runSweep(
@@ -339,20 +380,7 @@ async function sweep(argv: string[], io: CliIo, options: SweepOptions = {}): Pro
         const tag = part ? `[${numberOf.get(run.label) ?? '?'}/${total}]` : `[${n + 1}/${runs.length}]`;
         const dir = join(out, slug(run.label));
         if (values.continue) {
-          // a follower another lane handed on: its folder holds its state where it left its leader
-          const { folder, resume } = await prepareResume(dir, io.stderr);
-          io.stderr(`${tag} ${run.label}: continues alone from student step ${resume?.state.step ?? 0}\n`);
-          const summary = await runExperiment({
-            folder,
-            config: run.config,
-            resume,
-            continuation: resume !== null,
-            progress: false,
-            label: `${tag} ${run.label}`,
-            interrupt: latch,
-            log: (t) => io.stderr(t),
-          }).finally(() => folder.release());
-          io.stderr(`${tag} ${run.label}: ${oneLine(summary)}\n`);
+          const summary = await continueHandedOn(run, dir, `${tag} ${run.label}`, latch, io);
           if (summary.status !== 'completed') ok = false;
           return summary;
         }
