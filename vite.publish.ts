@@ -2,8 +2,8 @@
 //  - the build's asset URLs are relative (`base: './'` in vite.config.ts), so one build works at `/` and at
 //    `/retirelab/` alike; public/ files are found from the app's root (src/app/appRoot.ts);
 //  - one service worker (src/app/publish/serviceWorker.ts, built by vite-plugin-pwa's injectManifest) precaches the
-//    app shell, both wasm flavours, the KaTeX fonts, the presets, the shipped teachers and the recorded runs
-//    (public/demo/) for offline use, and adds
+//    app shell, both wasm flavours, the KaTeX fonts and the presets for offline use, caches the shipped teachers and
+//    the recorded runs (public/demo/) on first use (ON_DEMAND_PREFIXES), and adds
 //    COOP/COEP to the app's own responses, so the page is cross-origin isolated (threads, Step) where the host
 //    cannot send those headers;
 //  - the version the page shows: package.json's version and a short build id (the git commit, else the build time).
@@ -28,6 +28,13 @@ export const PRECACHE_GLOBS = [
   // the held-out result files the "where it helps" map reads (public/outcomes/, cli/outcomeFiles.ts)
   'outcomes/*.json',
 ];
+
+/**
+ * Files listed in the build's manifest (so each has its revision) but cached on first use, not at install: the shipped
+ * teachers and the recorded runs (serviceWorker.ts). The first visit fetches the app shell, scripts, wasm, fonts and
+ * presets only; a teacher or recording is fetched when a run or the Overview first needs it, and is offline from then.
+ */
+export const ON_DEMAND_PREFIXES = ['teachers/', 'demo/'] as const;
 
 /** The largest file the service worker precaches: tfjs's bundles (a few MB each) must fit. */
 const MAX_PRECACHED_BYTES = 32 * 1024 * 1024;

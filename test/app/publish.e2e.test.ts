@@ -95,7 +95,7 @@ describe.skipIf(!existsSync(CHROMIUM_PATH))('the published build on a plain stat
     await page.getByRole('button', { name: 'Start', exact: true }).click();
   }
 
-  it('precaches the app shell, both wasm flavours, the KaTeX fonts, every preset and the shipped teachers', () => {
+  it('lists the app shell, both wasm flavours, the KaTeX fonts, every preset, the teachers and the recordings', () => {
     const sw = readFileSync(join(outDir, 'serviceWorker.js'), 'utf8');
     const urls = new Set([...sw.matchAll(/"url":"([^"]+)"/g)].map((m) => m[1]));
     const has = (re: RegExp) => [...urls].filter((u) => u !== undefined && re.test(u)).length;
@@ -117,7 +117,8 @@ describe.skipIf(!existsSync(CHROMIUM_PATH))('the published build on a plain stat
     for (const env of ['shell', 'house', 'shop']) {
       for (const f of ['model.json', 'weights.bin', 'state.json']) expect(urls.has(`teachers/${env}/${f}`)).toBe(true);
     }
-    // every file of the recorded runs (public/demo/manifest.json lists them), so the Overview plays offline
+    // every file of the recorded runs (public/demo/manifest.json lists them), each with its revision: the teachers
+    // and recordings are cached on first use, keyed by revision (serviceWorker.ts)
     const demo = JSON.parse(readFileSync(join(ROOT, 'public/demo/manifest.json'), 'utf8')) as {
       arms: { preset: string; files: { path: string }[] }[];
     };
@@ -187,6 +188,31 @@ describe.skipIf(!existsSync(CHROMIUM_PATH))('the published build on a plain stat
   }, 600_000);
 
   it('loads, stays isolated and trains again with the server stopped; the stored run is still listed', async () => {
+    // used online once (the Overview plays a recording, a retire-* run loads its teacher): cached on first use
+    const used = [
+      'demo/retire-shell/metrics.jsonl',
+      'teachers/shell/manifest.json',
+      'teachers/shell/model.json',
+      'teachers/shell/weights.bin',
+      'teachers/shell/state.json',
+    ];
+    const fetchAll = (urls: string[]) =>
+      page.evaluate(
+        async (list) =>
+          Promise.all(
+            list.map(async (u) => {
+              try {
+                const r = await fetch(new URL(u, location.href));
+                return [u, r.status, (await r.arrayBuffer()).byteLength] as const;
+              } catch {
+                return [u, 0, 0] as const;
+              }
+            }),
+          ),
+        urls,
+      );
+    const online = await fetchAll(used);
+    for (const [url, code] of online) expect(code, url).toBe(200);
     await server?.close();
     server = null;
     await expect(fetch(`http://127.0.0.1:${port}${BASE}`)).rejects.toThrow();
@@ -202,10 +228,14 @@ describe.skipIf(!existsSync(CHROMIUM_PATH))('the published build on a plain stat
         .getEntriesByType('resource')
         .map((e) => e.name)
         .filter((n) => n.endsWith('.wasm'));
-      const urls = ['teachers/shell/weights.bin', 'teachers/house/model.json', 'presets/retire-shop.json', ...wasm];
+      const urls = ['presets/retire-shop.json', ...wasm];
       return Promise.all(urls.map(async (u) => [u, (await fetch(new URL(u, location.href))).status] as const));
     });
     for (const [url, code] of cached) expect(code, url).toBe(200);
+    // a recording and a teacher fetched once are served offline, byte for byte; one never used is not there (the
+    // first visit precaches only what it needs: teachers and recordings are cached on first use)
+    expect(await fetchAll(used)).toEqual(online);
+    expect((await fetchAll(['teachers/house/model.json']))[0]?.[1]).toBe(0);
 
     await trainSmoke(page);
     expect(await page.getByTestId('run-wasm').textContent({ timeout: 120_000 })).toMatch(/^(threaded-simd|simd) × /);

@@ -23,7 +23,11 @@ export function PublishStatus({ threads, cores }: { threads: ThreadCalibration |
         )}
       </span>
       {isolation.state === 'isolated' && <span data-testid="thread-use">{threadUseText(threads, cores)}</span>}
-      {offline && <span data-testid="offline-ready">works offline (cached in this browser)</span>}
+      {offline && (
+        <span data-testid="offline-ready">
+          works offline (cached in this browser; teachers and recordings once used)
+        </span>
+      )}
       {updateReady && (
         <span role="status" className="publish-update" data-testid="update-available">
           update available —{' '}
