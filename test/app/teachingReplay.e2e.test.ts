@@ -94,7 +94,8 @@ describe('teaching mode in the replay view, in a real browser', { shuffle: false
       const summary = lines[lines.length - 1] as CliLine;
       await replay(c);
       const rows = page.getByTestId('gate-window-row');
-      await expect.poll(() => rows.count()).toBe(evaluations.length);
+      // the inspector loads with the first replay: a loaded machine takes seconds
+      await expect.poll(() => rows.count(), { timeout: 30_000 }).toBe(evaluations.length);
       const seen = await rows.evaluateAll((trs) =>
         trs.map((tr) => ({
           index: Number(tr.getAttribute('data-window-index')),
