@@ -188,7 +188,9 @@ export function assertGpuHealthy(where: string): void {
   if (tf.getBackend() !== 'webgpu') return;
   const scoped = scopedErrors[0];
   if (scoped !== undefined) {
+    // one failure, reported once: what the failed work caused outside its scope (an invalid command buffer) too
     scopedErrors.length = 0;
+    errors.length = 0;
     throw toGpuError(scoped.message, scoped.where);
   }
   if (errors.length === 0) return;

@@ -5,7 +5,14 @@ import * as tf from '@tensorflow/tfjs';
 import { webgpu_util } from '@tensorflow/tfjs-backend-webgpu';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { initBackend } from '../../src/engine/backend';
-import { assertGpuHealthy, GpuError, webgpuDeviceInfo, withGpuErrorScope } from '../../src/engine/webgpuDevice';
+import {
+  assertGpuHealthy,
+  GpuError,
+  settleGpuErrorScopes,
+  webgpuDeviceInfo,
+  withDeferredGpuErrorScope,
+  withGpuErrorScope,
+} from '../../src/engine/webgpuDevice';
 
 /** A program that binds `inputs` storage buffers plus its output: more than the device allows when inputs ≥ limit. */
 class TooManyBuffersTestProgram {
@@ -69,6 +76,21 @@ describe('the webgpu device', () => {
     expect((err as GpuError).kernel).toBe('TooManyBuffersTestProgram');
     expect((err as GpuError).message).toMatch(
       /WebGPU error in kernel TooManyBuffersTestProgram during the refused kernel/,
+    );
+  });
+
+  it('reports a kernel refused inside a deferred scope when the scopes are settled, naming the scope', async () => {
+    const limit = webgpuDeviceInfo()!.maxStorageBuffersPerShaderStage;
+    const run = (tf.backend() as unknown as { runWebGPUProgram: RunProgram }).runWebGPUProgram.bind(tf.backend());
+    const xs = Array.from({ length: limit }, () => tf.ones([4]));
+    // the scope's work only queues: nothing waits on the device until the read below
+    const t = withDeferredGpuErrorScope('student step 5', () =>
+      tf.engine().makeTensorFromTensorInfo(run(new TooManyBuffersTestProgram(limit), xs, 'float32')),
+    );
+    await t.data();
+    tf.dispose([...xs, t]);
+    await expect(settleGpuErrorScopes('student step 6')).rejects.toThrow(
+      /kernel TooManyBuffersTestProgram during student step 5/,
     );
   });
 
