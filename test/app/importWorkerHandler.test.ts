@@ -117,3 +117,23 @@ describe('the import worker’s logic', () => {
     expect(await repo.listRuns()).toEqual([]);
   });
 });
+
+describe('files sent in slices', () => {
+  it('imports every slice sent under an id with its last one, as one import of all the files', async () => {
+    const { repo, posted, handler } = setup();
+    const folders = ['a', 'b', 'c'].map((dir, i) => ({
+      path: `sweep/${dir}/config.json`,
+      blob: new Blob([JSON.stringify({ ...CONFIG, seed: 70 + i })]),
+    }));
+    await handler.handle({ type: 'files', id: 5, files: folders.slice(0, 1) });
+    await handler.handle({ type: 'files', id: 5, files: folders.slice(1, 2) });
+    expect(posted).toEqual([]);
+    await handler.handle({ type: 'import', id: 5, files: folders.slice(2) });
+    const done = posted.at(-1);
+    expect(done).toEqual({ type: 'done', id: 5, runIds: [expect.any(String), expect.any(String), expect.any(String)] });
+    expect((await repo.listRuns()).map((r) => r.seed).sort()).toEqual([70, 71, 72]);
+    // a later import under another id starts from nothing
+    await handler.handle({ type: 'import', id: 6, files: [] });
+    expect(posted.at(-1)).toMatchObject({ type: 'error', id: 6 });
+  });
+});

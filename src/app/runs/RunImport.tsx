@@ -5,7 +5,12 @@
 import { useState } from 'react';
 import { size } from '../files/LogFilePicker';
 import { IdbRunRepository } from './idbRunRepository';
-import type { ImportFile, ImportWorkerRequest, ImportWorkerResponse } from './importWorkerProtocol';
+import {
+  IMPORT_FILES_PER_MESSAGE,
+  type ImportFile,
+  type ImportWorkerRequest,
+  type ImportWorkerResponse,
+} from './importWorkerProtocol';
 import { importRunFolders, type DroppedFile } from './runFolderFiles';
 import { runRepository, runsStore } from './storedRuns';
 
@@ -42,7 +47,16 @@ function importInWorker(files: ImportFile[], onProgress: (p: Progress) => void):
       }
     };
     worker.onerror = (e) => reject(new Error(`the import worker failed: ${e.message || 'it could not start'}`));
-    worker.postMessage({ type: 'import', id, files } satisfies ImportWorkerRequest);
+    void (async () => {
+      // in slices, each its own task: cloning 10,000 Files into one message held the page for seconds
+      let at = 0;
+      for (; files.length - at > IMPORT_FILES_PER_MESSAGE; at += IMPORT_FILES_PER_MESSAGE) {
+        const slice = files.slice(at, at + IMPORT_FILES_PER_MESSAGE);
+        worker.postMessage({ type: 'files', id, files: slice } satisfies ImportWorkerRequest);
+        await new Promise((next) => setTimeout(next, 0));
+      }
+      worker.postMessage({ type: 'import', id, files: files.slice(at) } satisfies ImportWorkerRequest);
+    })();
   }).finally(() => worker.terminate());
 }
 

@@ -8,7 +8,15 @@ export interface ImportFile {
   blob: Blob;
 }
 
-export type ImportWorkerRequest = { type: 'import'; id: number; files: ImportFile[] };
+export type ImportWorkerRequest =
+  /** a slice of the dropped files, kept until the 'import' of the same id (thousands of files cross in slices:
+   *  cloning 10,000 Files in one message held the page for seconds) */
+  | { type: 'files'; id: number; files: ImportFile[] }
+  /** the last slice: import it with every slice sent before under this id */
+  | { type: 'import'; id: number; files: ImportFile[] };
+
+/** Files per message from the page to the import worker. */
+export const IMPORT_FILES_PER_MESSAGE = 500;
 
 export type ImportWorkerResponse =
   /** bytes read of all the files together (at most every PROGRESS_INTERVAL_MS, and at the end) */

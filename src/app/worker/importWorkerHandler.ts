@@ -7,6 +7,7 @@ import { blobTextChunks } from '../files/blobText';
 import { finishImportedRecord, importedRow, isRunLog, planRunImports, StudentLogFacts } from '../runs/runFolderFiles';
 import {
   IMPORT_PROGRESS_INTERVAL_MS,
+  type ImportFile,
   type ImportWorkerRequest,
   type ImportWorkerResponse,
 } from '../runs/importWorkerProtocol';
@@ -95,14 +96,22 @@ export function createImportWorkerHandler(
     }
   }
 
+  /** the slices sent so far, per import id */
+  const slices = new Map<number, ImportFile[]>();
   return {
     handle(request: ImportWorkerRequest): Promise<void> {
       switch (request.type) {
-        case 'import':
-          return importFiles(request);
+        case 'files':
+          slices.set(request.id, [...(slices.get(request.id) ?? []), ...request.files]);
+          return Promise.resolve();
+        case 'import': {
+          const files = [...(slices.get(request.id) ?? []), ...request.files];
+          slices.delete(request.id);
+          return importFiles({ ...request, files });
+        }
         default: {
-          const never: never = request.type;
-          throw new Error(`unknown import worker request ${String(never)}`);
+          const never: never = request;
+          throw new Error(`unknown import worker request ${JSON.stringify(never)}`);
         }
       }
     },
