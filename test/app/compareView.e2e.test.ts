@@ -65,9 +65,7 @@ describe('the compare view’s exports in a real browser', { shuffle: false }, (
   it('draws the arms distinguishable: the later one dashed, with a note on where they part', async () => {
     // the smoke preset succeeds on no task, so the success rates of both arms are 0 throughout: identical
     const note = page.getByTestId('compare-identical');
-    await expect
-      .poll(() => note.textContent())
-      .toBe('RetireOPD is identical to OPD throughout (drawn dashed)');
+    await expect.poll(() => note.textContent()).toBe('RetireOPD is identical to OPD throughout (drawn dashed)');
     // the entropy of the sampled tokens parts after the teacher retires (step 10): OPD stops for one arm only
     await page.getByTestId('compare-metric').selectOption('actor/entropy');
     await expect.poll(() => note.textContent()).toMatch(/until step \d+ \(drawn dashed\)$/);
