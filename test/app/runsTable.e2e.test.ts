@@ -124,7 +124,7 @@ describe.skipIf(!existsSync(CHROMIUM_PATH))('the runs table with thousands of ru
     expect(seen.most).toBeLessThanOrEqual(WINDOW);
     const expected = Array.from({ length: FOLDERS }, (_, i) => String(FIRST_SEED + i));
     expect(seen.seeds.sort()).toEqual(expected);
-  }, 600_000);
+  }, 900_000);
 
   it('finds any run by the filter', async () => {
     const filter = page.getByPlaceholder('preset, key, status…');
