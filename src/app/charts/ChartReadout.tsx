@@ -1,8 +1,8 @@
 // What a metric chart shows beside itself: the values under the pointer (a click pins them, so they stay while the
 // pointer moves on), the drag that zooms the view's charts, and the plotted values as a table — the chart's text
 // alternative for anyone who cannot see it. Shared by MetricChart and the compare view.
-import { useMemo, useState, useSyncExternalStore } from 'react';
-import { useChartView } from './chartView';
+import { useMemo, useRef, useState, useSyncExternalStore } from 'react';
+import type { ChartViewSettings } from './chartView';
 import { dragRange, seriesTable, valuesAt } from './chartScale';
 import type { SeriesPoint } from './downsampleSeries';
 
@@ -165,34 +165,43 @@ export interface ChartPointer {
 
 /**
  * A chart's pointer: the hovered step (for the readout), a click pins its values (a second click unpins), and a
- * drag across steps zooms every chart of the view over `axis` to them (chartView.tsx).
+ * drag across steps zooms every chart of the view over `axis` to them (chartView.tsx). `view` is the chart's own
+ * useChartView(): outside a provider each call has settings of its own, so the chart passes the one it draws with.
  */
-export function useChartPointer(axis: string): ChartPointer {
-  const view = useChartView();
+export function useChartPointer(axis: string, view: ChartViewSettings): ChartPointer {
+  // recharts hands the pointer's events over one per animation frame: a press and its release can both arrive before
+  // React renders again, so the drag in progress is read from a ref (the state only draws the shaded range)
+  const dragRef = useRef<{ from: number; to: number } | null>(null);
   const [drag, setDrag] = useState<{ from: number; to: number } | null>(null);
   const [pinned, setPinned] = useState<number | null>(null);
   const [hover] = useState(pointerCell);
+  const setBoth = (d: { from: number; to: number } | null) => {
+    dragRef.current = d;
+    setDrag(d);
+  };
   return {
     handlers: {
       onMouseDown: (s) => {
-        const x = stepOf(s.activeLabel);
-        if (x !== null) setDrag({ from: x, to: x });
+        const x = stepOf(s.activeLabel) ?? hover.get();
+        if (x !== null) setBoth({ from: x, to: x });
       },
       onMouseMove: (s) => {
         const x = stepOf(s.activeLabel);
         hover.set(x);
-        if (drag && x !== null && x !== drag.to) setDrag({ from: drag.from, to: x });
+        const d = dragRef.current;
+        if (d && x !== null && x !== d.to) setBoth({ from: d.from, to: x });
       },
       onMouseUp: () => {
-        if (!drag) return;
-        const range = dragRange(drag.from, drag.to);
+        const d = dragRef.current;
+        if (!d) return;
+        const range = dragRange(d.from, d.to);
         if (range) view.setXRange(axis, range);
-        else setPinned((p) => (p === null ? drag.from : null));
-        setDrag(null);
+        else setPinned((p) => (p === null ? d.from : null));
+        setBoth(null);
       },
       onMouseLeave: () => {
         hover.set(null);
-        setDrag(null);
+        setBoth(null);
       },
     },
     hover,

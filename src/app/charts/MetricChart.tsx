@@ -139,7 +139,7 @@ function MetricChartView(props: MetricChartProps) {
   const view = useChartView();
   const { smoothing, logY } = view;
   const xRange = view.xRange(xLabel);
-  const pointer = useChartPointer(xLabel);
+  const pointer = useChartPointer(xLabel, view);
   const empty = lines.every((l) => l.points.length === 0);
   // what is drawn: each line as recorded and, when the view smooths, its EMA (smoothed over every value, then on a
   // log axis only the positive values of each are drawn)

@@ -163,7 +163,7 @@ function CompareRuns() {
   );
   const xLabel = `${stage === 'sft' ? 'SFT' : stage} step`;
   const xRange = view.xRange(xLabel);
-  const pointer = useChartPointer(xLabel);
+  const pointer = useChartPointer(xLabel, view);
   // on a log axis only positive values are drawn: the means, their raw means and the bands' positive parts
   const { drawn, dropped } = useMemo(() => {
     if (!logY) return { drawn: groups, dropped: 0 };
