@@ -8,12 +8,12 @@ export const PLAYABLE_RUNS_SHOWN = 200;
 /** The runs the bar lists, most recently written first, the one playing (`playingId`) always among them. */
 export function playableRuns(
   runs: readonly RunRecord[],
-  playingId: string | undefined,
+  playingId: string | null | undefined,
   limit: number = PLAYABLE_RUNS_SHOWN,
 ): RunRecord[] {
   if (runs.length <= limit) return [...runs];
   const recent = [...runs].sort((a, b) => b.updatedAt - a.updatedAt).slice(0, limit);
-  const playing = playingId === undefined ? undefined : runs.find((r) => r.id === playingId);
+  const playing = playingId == null ? undefined : runs.find((r) => r.id === playingId);
   if (playing && !recent.includes(playing)) recent[limit - 1] = playing;
   return recent;
 }
