@@ -49,7 +49,7 @@ describe('the guided tour on the recording, in a real browser', { shuffle: false
     await card.waitFor();
     for (let i = 1; i <= index; i++) {
       await page.keyboard.press('ArrowRight');
-      await expect.poll(() => card.textContent()).toContain(`${i + 1} / ${TOUR.length}`);
+      await expect.poll(() => card.textContent(), { timeout: 30_000 }).toContain(`${i + 1} / ${TOUR.length}`);
     }
     return page;
   }
@@ -65,7 +65,9 @@ describe('the guided tour on the recording, in a real browser', { shuffle: false
         await expect
           .poll(() => page.getByTestId('tour-text').textContent(), { timeout: 30_000 })
           .toContain(`retired the teacher at step ${summary.gate.triggerStep} (the red row)`);
-        await expect.poll(() => row.getAttribute('data-step')).toBe(String(summary.gate.triggerStep));
+        await expect
+          .poll(() => row.getAttribute('data-step'), { timeout: 30_000 })
+          .toBe(String(summary.gate.triggerStep));
         // the row is inside the window and inside the inspector's scrolled box, once the tour has moved there
         const inView = () =>
           row.evaluate((tr) => {
@@ -73,7 +75,7 @@ describe('the guided tour on the recording, in a real browser', { shuffle: false
             const box = tr.closest('.table-wrap')!.getBoundingClientRect();
             return r.top >= Math.max(0, box.top) && r.bottom <= Math.min(window.innerHeight, box.bottom);
           });
-        await expect.poll(inView, { timeout: 10_000 }).toBe(true);
+        await expect.poll(inView, { timeout: 30_000 }).toBe(true);
         // every column fits the inspector: no sideways scroll inside it, the decision column's cells inside its box
         const fit = await row.evaluate((tr) => {
           const wrap = tr.closest('.table-wrap') as HTMLElement;
@@ -97,7 +99,7 @@ describe('the guided tour on the recording, in a real browser', { shuffle: false
       { timeout: 300_000 },
       async () => {
         const page = await tourAt(size, WHAT_IF);
-        await expect.poll(() => page.evaluate(() => window.location.hash)).toBe('#replay');
+        await expect.poll(() => page.evaluate(() => window.location.hash), { timeout: 30_000 }).toBe('#replay');
         const trigger = page.getByTestId('summary-trigger-step');
         await expect.poll(() => trigger.textContent(), { timeout: 60_000 }).toBe(String(summary.gate.triggerStep));
         expect(await page.getByTestId('summary-saved').textContent()).toBe(String(summary.gate.teacherForwardSkipped));
