@@ -402,7 +402,8 @@ function RunLog() {
   return (
     <details className="run-log" open>
       <summary>Run log ({log.length})</summary>
-      <ol>
+      {/* it scrolls: focusable, so a keyboard can scroll it too */}
+      <ol tabIndex={0} aria-label="run log, latest 40 lines">
         {log.slice(-40).map((e, i) => (
           <li key={i} className={e.level}>
             {e.text}
