@@ -19,7 +19,8 @@ import type { NewRun, RunsStore } from './storedRunsStore';
 import { checkpointName, checkpointRunOrder } from '../../core/runLog/checkpointName';
 import { HandOffs, inLanes } from './queueLanes';
 
-export type QueueItemStatus = 'pending' | 'running' | 'completed' | 'stopped' | 'failed';
+/** 'interrupted': its run stopped without a summary but can continue from a checkpoint (a full browser storage) */
+export type QueueItemStatus = 'pending' | 'running' | 'completed' | 'stopped' | 'interrupted' | 'failed';
 
 export interface QueueItem extends SweepRun {
   runId: string | null;
@@ -224,8 +225,11 @@ export async function runQueue(
       record = await repo.getRun(runId);
     }
     const summary = record?.summary ?? null;
+    // the run record's own word, so the queue's list and the runs table agree
     const status: QueueItemStatus =
-      record?.status === 'completed' ? 'completed' : record?.status === 'stopped' ? 'stopped' : 'failed';
+      record?.status === 'completed' || record?.status === 'stopped' || record?.status === 'interrupted'
+        ? record.status
+        : 'failed';
     await update(index, { status });
     if (!summary)
       throw new QueueRunError(`${run.label}: the run ended without a summary (${record?.error ?? 'failed'})`);
