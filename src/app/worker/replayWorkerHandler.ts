@@ -3,7 +3,11 @@
 // Tested in Node with Blobs; replayWorker.ts wires it to `self`.
 import { blobTextChunks } from '../files/blobText';
 import { runReplayStream } from '../replay/replayModel';
-import { PROGRESS_INTERVAL_MS, type ReplayWorkerRequest, type ReplayWorkerResponse } from '../replay/replayWorkerProtocol';
+import {
+  PROGRESS_INTERVAL_MS,
+  type ReplayWorkerRequest,
+  type ReplayWorkerResponse,
+} from '../replay/replayWorkerProtocol';
 
 class Cancelled extends Error {}
 
