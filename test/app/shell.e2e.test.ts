@@ -36,7 +36,7 @@ describe('the app shell in a real browser', () => {
     // the recorded story first (src/app/demo/OverviewStory.tsx), then the three methods
     expect(methodHeadings).toEqual([expect.stringMatching(/^The story, recorded/), 'GRPO', 'RetireOPD', 'ActObs']);
     const views = page.getByRole('navigation', { name: 'views' }).getByRole('link');
-    expect(await views.allTextContents()).toEqual(['Overview', 'Train', 'Gate replay', 'Method']);
+    expect(await views.allTextContents()).toEqual(['Overview', 'Train', 'Gate replay', 'Method', 'Where it helps']);
     await views.filter({ hasText: 'Gate replay' }).click();
     await page.getByRole('heading', { name: 'Gate replay', level: 2 }).waitFor();
     expect(page.url()).toMatch(/#replay$/);
