@@ -109,6 +109,10 @@ describe('the Train view in a real browser', () => {
       page.evaluate(() => (window as unknown as { progressLog: { t: number; text: string }[] }).progressLog);
     // three steps shown: the time between them is this run's step time on this machine, however loaded
     await expect.poll(async () => (await progressLog()).length, { timeout: 120_000, interval: 100 }).toBeGreaterThan(3);
+    // a time left from the running stage's own steps, the later stage named with its steps (core/runLog/runEta.ts)
+    await expect
+      .poll(() => page.getByTestId('run-eta').textContent(), { timeout: 60_000, interval: 100 })
+      .toMatch(/^about \d+ (s|min|h \d+ min) left in (SFT; then student \(400 steps\)|the student stage)$/);
 
     await page.getByRole('button', { name: 'Pause' }).click();
     await expect.poll(() => status.textContent(), { timeout: 30_000, interval: 100 }).toBe('paused');
