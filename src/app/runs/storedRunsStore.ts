@@ -3,7 +3,6 @@
 // and the run store are injected, so the whole flow is testable in Node (MemoryRunRepository, a fake worker).
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { ExperimentConfig } from '../../core/experiment/config';
-import { checkpointName, parseCheckpointName } from '../../core/runLog/checkpointName';
 import type { BackendChoice, RiderLink } from '../worker/protocol';
 import type { RunStore } from '../train/liveRunStore';
 import { isActive } from '../train/liveRunState';
@@ -11,15 +10,11 @@ import { restoreRunState } from './restoreRunState';
 import type { RemoteProgress, RunChannelMessage } from './runChannel';
 import { MemoryLocks, runLockName, type RunLocks } from './runLocks';
 import { newRunId, type RunRecord } from './runRecord';
-import {
-  asStorageFull,
-  isStorageFull,
-  lockCheckedDeletes,
-  resumeCheckpoint,
-  RunLockedError,
-  stepLinesFault,
-  type RunRepository,
-} from './runRepository';
+import { lockCheckedDeletes, RunLockedError, type RunRepository } from './runRepository';
+import { recordRunEnds } from './runEndRecorder';
+import { settleOrphanedRuns } from './orphanedRuns';
+import { RunOwnership } from './runOwnership';
+import { takeResumePoint } from './runResumePoint';
 
 export interface NewRun {
   preset: string;
@@ -157,43 +152,22 @@ export function createRunsStore(
   sharing: RunSharing = { locks: new MemoryLocks(), broadcast: () => {} },
 ): RunsStore {
   const { locks, broadcast } = sharing;
-  /** the lock of the run this store's worker trains (released when it ends) */
-  let ownLock: { runId: string; release: () => void } | null = null;
-  /** the locks of the runs riding along it (released with it, or when the rider leaves), by run id */
-  const riderLocks = new Map<string, () => void>();
-  /** the queue index of each rider this store created */
-  const riderIndex = new Map<string, number | null>();
+  const ownership = new RunOwnership(locks);
   const riderLeft = new Set<(queueIndex: number | null, runId: string) => void>();
-  const takeLock = async (runId: string): Promise<boolean> => {
-    const release = await locks.tryAcquire(runLockName(runId));
-    if (release === null) return false;
-    ownLock?.release();
-    ownLock = { runId, release };
-    return true;
-  };
-  const dropLock = () => {
-    ownLock?.release();
-    ownLock = null;
-    for (const release of riderLocks.values()) release();
-    riderLocks.clear();
-    riderIndex.clear();
-  };
   const inAnotherTab = (id: string) =>
     `run ${id} is running in another tab: watch it there, or continue it here once that tab stops it or closes`;
+  const busy = () => isActive(runStore.getState().status);
   let lastReshow = 0;
   /** whether the Train view shows another tab's runs because this tab showed nothing (it follows that tab's queue) */
   let following = false;
-  const newRecord = (id: string, run: NewRun) => newRecordAt(id, run, now());
   /** Stored runs for `riders`, each locked by this tab, as the worker's rider links. */
   const riderRecords = async (riders: readonly NewRun[], touched: string[] = []): Promise<RiderLink[]> => {
     const r = await repo();
     const links: RiderLink[] = [];
     for (const rider of riders) {
-      const record = newRecord(newRunId(now()), rider);
+      const record = newRecordAt(newRunId(now()), rider, now());
       touched.push(record.id);
-      const release = await locks.tryAcquire(runLockName(record.id));
-      if (release) riderLocks.set(record.id, release);
-      riderIndex.set(record.id, rider.queueIndex ?? null);
+      await ownership.takeRider(record.id, rider.queueIndex ?? null);
       await r.putRun(record);
       links.push({ runId: record.id, config: record.config });
     }
@@ -214,13 +188,39 @@ export function createRunsStore(
         await guard(async () => {
           const r = await repo();
           const rec = await r.getRun(id);
-          if (rec && rec.status === 'running' && ownLock?.runId !== id)
+          if (rec && rec.status === 'running' && ownership.runId !== id)
             await r.putRun({ ...rec, status: 'interrupted', updatedAt: now() });
         });
         const { [id]: _gone, ...rest } = get().elsewhere;
         set({ elsewhere: rest });
         await get().refreshRuns([id]);
       });
+    };
+    /** another tab's run progressed: keep its row live, and follow it in the Train view while this tab shows nothing */
+    const remoteProgress = (m: Extract<RunChannelMessage, { type: 'progress' }>) => {
+      if (ownership.runId === m.runId) return;
+      const known = get().elsewhere[m.runId] !== undefined;
+      set({ elsewhere: { ...get().elsewhere, [m.runId]: { stage: m.stage, step: m.step, totalSteps: m.totalSteps } } });
+      const shown = runStore.getState();
+      if (!known) {
+        // a run another tab started (or resumed) since this table was read
+        watchElsewhere(m.runId);
+        void get().refresh();
+        // the Train view follows another tab's runs while it shows nothing else: the next run of its queue
+        const idle = shown.status === 'idle';
+        const followed = following && !isActive(shown.status) && (shown.recordId ?? '') in get().elsewhere;
+        if (idle || (following && !followed && !isActive(shown.status))) {
+          following = true;
+          lastReshow = now();
+          void get().showRun(m.runId);
+          return;
+        }
+      }
+      // the Train view shows that run (read-only): redraw it from the stored steps, at most every 2 s
+      if (shown.recordId === m.runId && !isActive(shown.status) && now() - lastReshow > 2000) {
+        lastReshow = now();
+        void get().showRun(m.runId);
+      }
     };
     return {
       runs: [],
@@ -231,27 +231,9 @@ export function createRunsStore(
       elsewhere: {},
       async load() {
         await guard(async () => {
-          const r = await repo();
-          const live = runStore.getState().recordId;
-          const others = await locks.heldElsewhere();
-          const elsewhere: Record<string, RemoteProgress> = {};
-          for (const run of await r.listRuns()) {
-            if (run.status !== 'running' || (run.id === live && isActive(runStore.getState().status))) continue;
-            // another tab's worker trains it: read-only here until that tab lets go
-            if (others.has(runLockName(run.id))) {
-              elsewhere[run.id] = { stage: run.stage, step: run.step, totalSteps: run.totalSteps };
-              watchElsewhere(run.id);
-              continue;
-            }
-            // another lane of this page trains it (it holds the lock): running, not interrupted
-            const release = await locks.tryAcquire(runLockName(run.id));
-            if (release === null) continue;
-            try {
-              await r.putRun({ ...run, status: 'interrupted', updatedAt: now() });
-            } finally {
-              release();
-            }
-          }
+          const s = runStore.getState();
+          const elsewhere = await settleOrphanedRuns(await repo(), locks, busy() ? s.recordId : null, now());
+          for (const id of Object.keys(elsewhere)) watchElsewhere(id);
           set({ elsewhere });
         });
         await get().refresh();
@@ -265,8 +247,7 @@ export function createRunsStore(
       },
       async refresh() {
         await guard(async () => {
-          const r = await repo();
-          const runs = await r.listRuns();
+          const runs = await (await repo()).listRuns();
           const known = new Set(runs.map((x) => x.id));
           set({ runs, selected: get().selected.filter((id) => known.has(id)) });
           set({ estimate: await estimate() });
@@ -291,23 +272,23 @@ export function createRunsStore(
       },
       async startRun(run, riders = []) {
         following = false;
-        if (isActive(runStore.getState().status)) {
+        if (busy()) {
           set({ error: 'a run is going: stop it (or let it finish) before starting another' });
           return null;
         }
         const id = newRunId(now());
-        if (!(await takeLock(id))) {
+        if (!(await ownership.take(id))) {
           set({ error: inAnotherTab(id) });
           return null;
         }
         // the records this stores, read back into the table afterwards
         const touched = [id];
         const links = await guard(async () => {
-          await (await repo()).putRun(newRecord(id, run));
+          await (await repo()).putRun(newRecordAt(id, run, now()));
           return riderRecords(riders, touched);
         });
         if (links === null) {
-          dropLock();
+          ownership.drop();
           return null;
         }
         runStore.getState().start(run.config, run.backendChoice, { runId: id, resume: false }, undefined, links);
@@ -316,36 +297,17 @@ export function createRunsStore(
       },
       async resumeRun(id, riders = []) {
         following = false;
-        if (isActive(runStore.getState().status)) {
+        if (busy()) {
           set({ error: 'a run is going: stop it before resuming another' });
           return false;
         }
-        if (get().elsewhere[id] !== undefined || !(await takeLock(id))) {
+        if (get().elsewhere[id] !== undefined || !(await ownership.take(id))) {
           set({ error: inAnotherTab(id) });
           return false;
         }
         const touched = [id];
         const started = await guard(async () => {
-          const r = await repo();
-          const record = await r.getRun(id);
-          if (!record) throw new Error(`run ${id} is no longer stored`);
-          // the newest checkpoint with every line before it stored: what came after it is dropped and re-trained
-          const name = await resumeCheckpoint(r, id);
-          const at = name ? parseCheckpointName(name) : null;
-          if (!name || !at)
-            throw new Error(
-              (await r.checkpoints(id).latest()) === null
-                ? `run ${id} has no checkpoint to resume from (it stopped before its first checkpoint)`
-                : `run ${id} has no checkpoint before its first missing line (${(await stepLinesFault(r, id)) ?? '?'}): start it again`,
-            );
-          await r.truncateAfter(id, at.stage, at.step);
-          await r.putRun({ ...record, status: 'running', checkpoint: name, error: null, updatedAt: now() });
-          const restored = restoreRunState(record, await r.metrics(id), await r.events(id));
-          // a rider that left its leader continues its student stage from where it left (unannounced)
-          const continuation =
-            record.detachedAt !== undefined &&
-            record.detachedAt !== null &&
-            name === checkpointName('student', record.detachedAt);
+          const { record, restored, continuation } = await takeResumePoint(await repo(), id, now());
           // the backend that ran it, so the resumed config (runtime.backend) equals the checkpoint's
           runStore
             .getState()
@@ -358,12 +320,12 @@ export function createRunsStore(
             );
           return true;
         });
-        if (started === null) dropLock();
+        if (started === null) ownership.drop();
         await get().refreshRuns(touched);
         return started === true;
       },
       async showRun(id) {
-        if (isActive(runStore.getState().status)) return;
+        if (busy()) return;
         await guard(async () => {
           const r = await repo();
           const record = await r.getRun(id);
@@ -401,37 +363,9 @@ export function createRunsStore(
       },
       remote(m) {
         switch (m.type) {
-          case 'progress': {
-            if (ownLock?.runId === m.runId) return;
-            const known = get().elsewhere[m.runId] !== undefined;
-            set({
-              elsewhere: {
-                ...get().elsewhere,
-                [m.runId]: { stage: m.stage, step: m.step, totalSteps: m.totalSteps },
-              },
-            });
-            const shown = runStore.getState();
-            if (!known) {
-              // a run another tab started (or resumed) since this table was read
-              watchElsewhere(m.runId);
-              void get().refresh();
-              // the Train view follows another tab's runs while it shows nothing else: the next run of its queue
-              const idle = shown.status === 'idle';
-              const followed = following && !isActive(shown.status) && (shown.recordId ?? '') in get().elsewhere;
-              if (idle || (following && !followed && !isActive(shown.status))) {
-                following = true;
-                lastReshow = now();
-                void get().showRun(m.runId);
-                return;
-              }
-            }
-            // the Train view shows that run (read-only): redraw it from the stored steps, at most every 2 s
-            if (shown.recordId === m.runId && !isActive(shown.status) && now() - lastReshow > 2000) {
-              lastReshow = now();
-              void get().showRun(m.runId);
-            }
+          case 'progress':
+            remoteProgress(m);
             return;
-          }
           case 'ended': {
             const { [m.runId]: _gone, ...rest } = get().elsewhere;
             set({ elsewhere: rest });
@@ -450,7 +384,7 @@ export function createRunsStore(
       },
       runEnded() {
         return new Promise((resolve) => {
-          if (!isActive(runStore.getState().status)) {
+          if (!busy()) {
             resolve();
             return;
           }
@@ -465,75 +399,18 @@ export function createRunsStore(
     };
   });
   // a run that ends (or saves its first checkpoint) shows up in the table with its new status
-  let wasActive = false;
-  let lastSent = '';
-  let ridesSeen = 0;
-  runStore.subscribe((s) => {
-    // a new run starts with no rides
-    if (s.rides.length < ridesSeen) ridesSeen = 0;
-    for (const ride of s.rides.slice(ridesSeen)) {
-      if (ride.end !== 'detached') continue;
-      riderLocks.get(ride.runId)?.();
-      riderLocks.delete(ride.runId);
-      for (const listener of riderLeft) listener(riderIndex.get(ride.runId) ?? null, ride.runId);
-    }
-    ridesSeen = s.rides.length;
-    const active = isActive(s.status);
-    if (active && s.recordId !== null && ownLock?.runId === s.recordId) {
-      const sent = `${s.recordId} ${s.stage} ${s.step} ${s.totalSteps}`;
-      if (sent !== lastSent) {
-        lastSent = sent;
-        broadcast({ type: 'progress', runId: s.recordId, stage: s.stage, step: s.step, totalSteps: s.totalSteps });
-      }
-    }
-    if (wasActive && !active) {
-      const ended = ownLock?.runId ?? null;
-      // ended without a summary: failed, or interrupted by a full browser storage (its riders with it)
-      const failed =
-        (s.status === 'failed' || s.status === 'interrupted') && s.recordId !== null
-          ? {
-              id: s.recordId,
-              error: s.error,
-              riders: s.rides.filter((x) => x.end === 'interrupted').map((x) => x.runId),
-            }
-          : null;
-      // the records its worker wrote: the run's and its riders'
-      const written =
-        s.recordId === null ? null : [s.recordId, ...riderIndex.keys(), ...s.rides.map((ride) => ride.runId)];
-      void (async () => {
-        // a run that failed before the worker could save anything (no backend, storage did not open) is marked here
-        if (failed) {
-          const r = await repo();
-          const rec = await r.getRun(failed.id);
-          // a full browser storage leaves it continuable ('interrupted') from its last stored checkpoint
-          const full = isStorageFull(failed.error);
-          const said = full ? asStorageFull(failed.error, `saving run ${failed.id}`) : failed.error;
-          const error = (said as { message?: string } | null)?.message ?? 'failed';
-          if (full) store.getState().setError(error);
-          if (rec && rec.status === 'running')
-            await r.putRun({
-              ...rec,
-              status: full ? 'interrupted' : 'failed',
-              error,
-              updatedAt: now(),
-            });
-          // riders the worker could not mark (the storage refused that write too): interrupted with their leader
-          for (const id of full ? failed.riders : []) {
-            const rider = await r.getRun(id);
-            if (rider && rider.status === 'running')
-              await r.putRun({ ...rider, status: 'interrupted', error, updatedAt: now() });
-          }
-        }
-        await (written ? store.getState().refreshRuns(written) : store.getState().refresh());
-      })()
-        .catch((e: unknown) => store.getState().setError(message(e)))
-        .finally(() => {
-          // the record is final: other tabs may continue the run from here on
-          if (ownLock?.runId === ended) dropLock();
-          if (ended !== null) broadcast({ type: 'ended', runId: ended });
-        });
-    }
-    wasActive = active;
+  recordRunEnds({
+    runStore,
+    repo,
+    ownership,
+    broadcast,
+    now,
+    riderLeft: (queueIndex, runId) => {
+      for (const listener of riderLeft) listener(queueIndex, runId);
+    },
+    refreshRuns: (ids) => store.getState().refreshRuns(ids),
+    refresh: () => store.getState().refresh(),
+    setError: (m) => store.getState().setError(m),
   });
   return store;
 }
