@@ -68,7 +68,22 @@ function dataRange(values: readonly number[]): [number, number] {
   return [lo - pad, hi + pad];
 }
 
-export function lineFigureSvg(fig: LineFigure): string {
+/**
+ * A colour as a figure outside the page can paint it: a theme variable with a fallback (`var(--name, #hex)`, as the
+ * app's charts name their colours) becomes its fallback, the light theme's value; any other colour is kept.
+ */
+export const figureColor = (color: string): string => /^var\(--[\w-]+,\s*([^)]+)\)$/.exec(color)?.[1]?.trim() ?? color;
+
+/** a colour for an SVG attribute: the theme variable resolved, then escaped */
+const paint = (color: string) => esc(figureColor(color));
+
+export function lineFigureSvg(input: LineFigure): string {
+  const fig: LineFigure = {
+    ...input,
+    series: input.series.map((s) => ({ ...s, color: paint(s.color) })),
+    markers: input.markers?.map((m) => ({ ...m, color: paint(m.color) })),
+    thresholds: input.thresholds?.map((t) => ({ ...t, color: paint(t.color) })),
+  };
   const markers = fig.markers ?? [];
   const notes = fig.notes ?? [];
   const thresholds = fig.thresholds ?? [];

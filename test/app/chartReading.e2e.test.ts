@@ -164,6 +164,24 @@ describe('charts as researchers read them, in a real browser', { shuffle: false 
       const dark = await colours();
       expect(luminance(dark.root)).toBeLessThan(0.05);
       expect((luminance(dark.tick) + 0.05) / (luminance(dark.root) + 0.05)).toBeGreaterThanOrEqual(4.5);
+      // every drawn line, on the Overview and on Train (the recording's playback), at least 3:1 against the page
+      // (WCAG's contrast for graphics): no light-theme ink left on the dark page
+      const lineContrasts = () =>
+        page.evaluate(() =>
+          [...document.querySelectorAll('.recharts-line-curve')].map((p) => ({
+            stroke: getComputedStyle(p).stroke,
+            opacity: Number(getComputedStyle(p).strokeOpacity),
+          })),
+        );
+      const strokes = [...(await lineContrasts())];
+      await page.evaluate(() => (window.location.hash = 'train'));
+      await page.getByTestId('train-success').locator('.recharts-line-curve').first().waitFor({ timeout: LONG });
+      strokes.push(...(await lineContrasts()));
+      await page.evaluate(() => (window.location.hash = ''));
+      const solid = strokes.filter((l) => l.opacity >= 0.99 && l.stroke.startsWith('rgb'));
+      expect(solid.length).toBeGreaterThan(3);
+      const low = solid.filter((l) => (luminance(l.stroke) + 0.05) / (luminance(dark.root) + 0.05) < 3);
+      expect(low).toEqual([]);
       await page.emulateMedia({ colorScheme: 'light' });
       const light = await colours();
       expect(luminance(light.root)).toBeGreaterThan(0.9);

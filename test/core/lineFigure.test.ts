@@ -1,7 +1,7 @@
 // A standalone line figure: it carries its title, axis labels, a legend entry per series and per marker kind, dashes
 // where asked, the notes, and the slide size; ticks are round numbers.
 import { describe, expect, it } from 'vitest';
-import { FIGURE_HEIGHT, FIGURE_WIDTH, lineFigureSvg, niceTicks } from '../../src/core/lineFigure';
+import { figureColor, FIGURE_HEIGHT, FIGURE_WIDTH, lineFigureSvg, niceTicks } from '../../src/core/lineFigure';
 
 const svg = lineFigureSvg({
   title: 'val/success_rate (student) & more',
@@ -67,5 +67,22 @@ describe('a line figure', () => {
     expect(niceTicks(0, 400, 8)).toEqual([0, 50, 100, 150, 200, 250, 300, 350, 400]);
     expect(niceTicks(0.784, 1.016)).toEqual([0.8, 0.85, 0.9, 0.95, 1]);
     expect(niceTicks(3, 3)).toEqual([3]);
+  });
+
+  it('paints a theme variable as its light fallback, so the file reads outside the page', () => {
+    expect(figureColor('var(--arm-retire, #2563eb)')).toBe('#2563eb');
+    expect(figureColor('#dc2626')).toBe('#dc2626');
+    const themed = lineFigureSvg({
+      title: 't',
+      xLabel: 'x',
+      yLabel: 'y',
+      series: [{ label: 'RetireOPD', color: 'var(--arm-retire, #2563eb)', points: [{ x: 0, y: 1 }] }],
+      markers: [{ x: 0, color: 'var(--chart-marker, #b91c1c)', label: 'retirement' }],
+      thresholds: [{ y: 0.5, color: 'var(--chart-threshold, #b45309)', label: 'γ' }],
+    });
+    expect(themed).not.toContain('var(');
+    expect(themed).toContain('stroke="#2563eb"');
+    expect(themed).toContain('fill="#b91c1c"');
+    expect(themed).toContain('stroke="#b45309"');
   });
 });

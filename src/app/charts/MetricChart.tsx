@@ -19,7 +19,15 @@ import { saveFigure, type ChartFileFormat } from './chartExport';
 import { FIGURE_HEIGHT, FIGURE_WIDTH, lineFigureSvg } from '../../core/lineFigure';
 import { emaSmooth } from '../../core/emaSmoothing';
 import { useQueuedValue } from './redrawQueue';
-import { CHART_COLORS, CHART_GRID, CHART_MARGIN, figureColor, STEP_AXIS, VALUE_AXIS } from './chartFrame';
+import {
+  CHART_COLORS,
+  CHART_GRID,
+  CHART_MARGIN,
+  figureColor,
+  STEP_AXIS,
+  TOOLTIP_STYLE,
+  VALUE_AXIS,
+} from './chartFrame';
 import type { SeriesPoint } from './downsampleSeries';
 import { fitRange } from '../../core/axisRange';
 import { useChartView } from './chartView';
@@ -195,7 +203,7 @@ function MetricChartView(props: MetricChartProps) {
               tickFormatter={tick}
               domain={domain ?? ['auto', 'auto']}
             />
-            <Tooltip formatter={precise} labelFormatter={(x) => `${xLabel} ${String(x)}`} />
+            <Tooltip {...TOOLTIP_STYLE} formatter={precise} labelFormatter={(x) => `${xLabel} ${String(x)}`} />
             {drawn.lines.map((l) => (
               <Line
                 key={l.name}

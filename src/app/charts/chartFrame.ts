@@ -21,7 +21,7 @@ export const CHART_COLORS = {
 } as const;
 
 /** A theme colour's light value (`var(--name, #hex)` → `#hex`), for a figure that leaves the page; others as given. */
-export const figureColor = (color: string): string => /^var\(--[\w-]+,\s*([^)]+)\)$/.exec(color)?.[1]?.trim() ?? color;
+export { figureColor } from '../../core/lineFigure';
 
 export const CHART_GRID: CartesianGridProps = { stroke: CHART_COLORS.grid, strokeDasharray: '3 3' };
 
@@ -37,5 +37,14 @@ export const STEP_AXIS: XAxisProps = {
 /** The y axis: the metric's values, 56 px wide for four-digit ticks. */
 export const VALUE_AXIS: YAxisProps = { tick: { fontSize: 11, fill: CHART_COLORS.text }, width: 56 };
 
-/** One colour per line where a chart draws several runs or arms (the compare view, the queue's runs side by side). */
-export const SERIES_COLORS = ['#2563eb', '#dc2626', '#059669', '#7c3aed', '#ea580c', '#0891b2', '#db2777', '#4b5563'];
+export { SERIES_COLORS } from './chartPalette';
+
+/** recharts' hover box in the theme's colours (its default is a white box whatever the theme) */
+export const TOOLTIP_STYLE = {
+  contentStyle: {
+    background: 'var(--surface, #ffffff)',
+    borderColor: 'var(--gray-300, #d1d5db)',
+    color: 'var(--gray-900, #111827)',
+  },
+  labelStyle: { color: 'var(--gray-900, #111827)' },
+} as const;

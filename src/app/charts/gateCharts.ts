@@ -4,6 +4,7 @@
 import { fitRange } from '../../core/axisRange';
 import type { SeriesPoint } from './downsampleSeries';
 import type { MetricChartProps } from './MetricChart';
+import { HUE } from './chartPalette';
 
 /** The gate's series, one point per evaluated window (K̄ₘ) or evaluation (ρ, η). */
 export interface GateSeries {
@@ -39,14 +40,14 @@ export function gateCharts(
 ): { windowMean: GateChart; alignment: GateChart; competence: GateChart } {
   const marker = retirementMarker(triggerStep);
   return {
-    windowMean: { lines: [{ name: 'K̄ₘ', points: series.windowMean, color: '#2563eb' }], marker },
+    windowMean: { lines: [{ name: 'K̄ₘ', points: series.windowMean, color: HUE.blue }], marker },
     alignment: {
-      lines: [{ name: 'ρ', points: series.alignment, color: '#7c3aed' }],
+      lines: [{ name: 'ρ', points: series.alignment, color: HUE.violet }],
       threshold: thresholds && { y: thresholds.delta, label: `δ = ${thresholds.delta}` },
       marker,
     },
     competence: {
-      lines: [{ name: 'η', points: series.competence, color: '#059669' }],
+      lines: [{ name: 'η', points: series.competence, color: HUE.green }],
       threshold: thresholds && { y: thresholds.gamma, label: `γ = ${thresholds.gamma}` },
       marker,
       // η is read against γ: both on one scale fitted to them (a relaxed γ far off the data is left out)

@@ -21,7 +21,15 @@ import { saveFigure } from '../charts/chartExport';
 import { fitRange, isRateMetric } from '../../core/axisRange';
 import { FIGURE_HEIGHT, FIGURE_WIDTH, lineFigureSvg } from '../../core/lineFigure';
 import { usePresetCatalog } from '../train/usePresetCatalog';
-import { CHART_COLORS, CHART_GRID, CHART_MARGIN, SERIES_COLORS, STEP_AXIS, VALUE_AXIS } from '../charts/chartFrame';
+import {
+  CHART_COLORS,
+  CHART_GRID,
+  CHART_MARGIN,
+  SERIES_COLORS,
+  STEP_AXIS,
+  TOOLTIP_STYLE,
+  VALUE_AXIS,
+} from '../charts/chartFrame';
 import { ChartViewControls, ChartViewProvider, useChartView } from '../charts/chartView';
 import { ChartReadout, ChartValuesTable, useChartPointer } from '../charts/ChartReadout';
 import { logRange, positivePart } from '../charts/chartScale';
@@ -302,7 +310,7 @@ function CompareRuns() {
                     allowDataOverflow={logY}
                     domain={yDomain ?? ['auto', 'auto']}
                   />
-                  <Tooltip formatter={tooltipValue} labelFormatter={(x) => `step ${String(x)}`} />
+                  <Tooltip {...TOOLTIP_STYLE} formatter={tooltipValue} labelFormatter={(x) => `step ${String(x)}`} />
                   {drawn.map((g) =>
                     g.rawMean ? (
                       <Line

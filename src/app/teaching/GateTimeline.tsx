@@ -2,6 +2,11 @@
 // below (a dot coloured by the decision), a line from each window to the validation that evaluated it, and the
 // trigger step in red. SVG in a fixed viewBox, scaled to the width of the page.
 import type { InspectionRow } from '../../core/gateInspection';
+import { CHART_COLORS } from '../charts/chartFrame';
+import { HUE } from '../charts/chartPalette';
+
+/** a kept decision's dot: mid grey, ≥ 3:1 on either theme's background */
+const GREY = 'var(--gray-500, #6b7280)';
 
 const WIDTH = 1000;
 const HEIGHT = 74;
@@ -29,18 +34,18 @@ export function GateTimeline({ rows, windowEnds, validationSteps, lastStep }: Ti
         retire, grey = keep, hollow = not evaluable)
       </figcaption>
       <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-label="gate timeline" preserveAspectRatio="none">
-        <line x1={PAD} x2={WIDTH - PAD} y1={HEIGHT - 12} y2={HEIGHT - 12} stroke="#9ca3af" />
-        <text x={PAD} y={HEIGHT - 1} fontSize={10} fill="#6b7280">
+        <line x1={PAD} x2={WIDTH - PAD} y1={HEIGHT - 12} y2={HEIGHT - 12} stroke="var(--gray-400, #9ca3af)" />
+        <text x={PAD} y={HEIGHT - 1} fontSize={10} fill={CHART_COLORS.text}>
           0
         </text>
-        <text x={WIDTH - PAD} y={HEIGHT - 1} fontSize={10} fill="#6b7280" textAnchor="end">
+        <text x={WIDTH - PAD} y={HEIGHT - 1} fontSize={10} fill={CHART_COLORS.text} textAnchor="end">
           step {maxStep}
         </text>
         {vals.map((s, i) => (
-          <line key={`v${i}`} x1={x(s)} x2={x(s)} y1={HEIGHT - 16} y2={HEIGHT - 8} stroke="#d1d5db" />
+          <line key={`v${i}`} x1={x(s)} x2={x(s)} y1={HEIGHT - 16} y2={HEIGHT - 8} stroke="var(--gray-300, #d1d5db)" />
         ))}
         {ends.map((s, i) => (
-          <rect key={`w${i}`} x={x(s) - 2} y={8} width={4} height={12} fill="#2563eb">
+          <rect key={`w${i}`} x={x(s) - 2} y={8} width={4} height={12} fill={HUE.blue}>
             <title>
               window {i + 1} ends at step {s}
             </title>
@@ -48,13 +53,13 @@ export function GateTimeline({ rows, windowEnds, validationSteps, lastStep }: Ti
         ))}
         {rows.map((r) => (
           <g key={r.windowIndex}>
-            <line x1={x(r.windowEndStep)} y1={20} x2={x(r.step)} y2={40} stroke="#93c5fd" />
+            <line x1={x(r.windowEndStep)} y1={20} x2={x(r.step)} y2={40} stroke="var(--blue-300, #93c5fd)" />
             <circle
               cx={x(r.step)}
               cy={44}
               r={5}
-              fill={r.decision === 'retire' ? '#b91c1c' : r.valid ? '#6b7280' : '#fff'}
-              stroke={r.decision === 'retire' ? '#b91c1c' : '#6b7280'}
+              fill={r.decision === 'retire' ? CHART_COLORS.marker : r.valid ? GREY : 'var(--surface, #fff)'}
+              stroke={r.decision === 'retire' ? CHART_COLORS.marker : GREY}
             >
               <title>
                 step {r.step}, window {r.windowIndex}: {r.reason}
@@ -63,7 +68,14 @@ export function GateTimeline({ rows, windowEnds, validationSteps, lastStep }: Ti
           </g>
         ))}
         {trigger ? (
-          <line x1={x(trigger.step)} x2={x(trigger.step)} y1={2} y2={HEIGHT - 12} stroke="#b91c1c" strokeWidth={2} />
+          <line
+            x1={x(trigger.step)}
+            x2={x(trigger.step)}
+            y1={2}
+            y2={HEIGHT - 12}
+            stroke={CHART_COLORS.marker}
+            strokeWidth={2}
+          />
         ) : null}
       </svg>
     </figure>

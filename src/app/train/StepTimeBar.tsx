@@ -2,6 +2,7 @@
 // teacher forward, update, validation, checkpoint), from the step lines' time/*_s fields (core/runLog/stepPhases.ts).
 import { meanPhaseSeconds, PHASES, type Phase } from '../../core/runLog/stepPhases';
 import { useRun } from './liveRun';
+import { HUE } from '../charts/chartPalette';
 
 const LABEL: Record<Phase, string> = {
   rollout: 'rollout',
@@ -11,11 +12,11 @@ const LABEL: Record<Phase, string> = {
   checkpoint: 'checkpoint',
 };
 const COLOUR: Record<Phase, string> = {
-  rollout: '#2563eb',
-  teacherForward: '#d97706',
-  update: '#059669',
-  validation: '#7c3aed',
-  checkpoint: '#6b7280',
+  rollout: HUE.blue,
+  teacherForward: HUE.amber,
+  update: HUE.green,
+  validation: HUE.violet,
+  checkpoint: HUE.gray,
 };
 
 function Bar({ stage, means }: { stage: string; means: Record<Phase, number> }) {

@@ -3,6 +3,8 @@
 import { useDeferredValue, useEffect, useMemo, useState } from 'react';
 import { applyOverrides, ConfigError, type ExperimentConfig } from '../../core/experiment/config';
 import { parseSeed } from '../../core/experiment/numberText';
+import { durationWords, runEta } from '../../core/runLog/runEta';
+import { isTrainedStage } from '../../core/runLog/runLogFold';
 import type { Preset } from '../../core/experiment/preset';
 import { gateCharts, retirementMarker } from '../charts/gateCharts';
 import { MetricChart } from '../charts/MetricChart';
@@ -33,6 +35,7 @@ import { PlaybackBar } from '../demo/PlaybackBar';
 import { usePlayback } from './playbackStore';
 import { useRaceRecording } from '../demo/raceRecording';
 import { PopulationChart } from './PopulationChart';
+import { HUE } from '../charts/chartPalette';
 
 const BACKEND_LABELS: Record<BackendChoice, string> = {
   auto: 'auto',
@@ -256,6 +259,7 @@ function RunStatusLine() {
           <progress max={100} value={pct} />
         </span>
       ) : null}
+      {isActive(s.status) && !playback && !remote ? <RunEta /> : null}
       {s.retirement ? <span className="retired">teacher retired at step {s.retirement.triggerStep}</span> : null}
       {s.error ? (
         <p role="alert" className="error">
@@ -268,6 +272,42 @@ function RunStatusLine() {
         </p>
       ) : null}
     </div>
+  );
+}
+
+/**
+ * The running stage's time left, from its own recent steps (core/runLog/runEta.ts); later stages are named with their
+ * step counts, since an SFT step's time says nothing about a student step's.
+ */
+function RunEta() {
+  const stage = useRun((st) => st.stage);
+  const step = useRun((st) => st.step);
+  const totalSteps = useRun((st) => st.totalSteps);
+  const steps = useRun((st) => st.steps);
+  const config = useRun((st) => st.config);
+  if (stage === null || !isTrainedStage(stage) || config === null) return null;
+  const stageSteps = {
+    sft: config.sft.steps,
+    teacher: config.teacher.checkpoint ? 0 : config.teacher.steps,
+    student: config.student.steps,
+  };
+  const eta = runEta(stage, step, totalSteps, steps[stage], stageSteps);
+  if (eta === null)
+    return (
+      <span className="muted" data-testid="run-eta">
+        time left: measuring the first steps…
+      </span>
+    );
+  const later = eta.laterStages.map((l) => `${l.stage} (${l.steps} steps)`).join(', then ');
+  return (
+    <span
+      className="muted"
+      data-testid="run-eta"
+      title={`${eta.secondsPerStep.toFixed(2)} s a step, the mean of the last ${eta.measuredSteps} steps`}
+    >
+      about {durationWords(eta.stageSeconds)} left in {stage === 'sft' ? 'SFT' : `the ${stage} stage`}
+      {later ? `; then ${later}` : ''}
+    </span>
   );
 }
 
@@ -335,13 +375,13 @@ function RunCharts() {
     () => ({
       success: [
         ...(race
-          ? [{ name: `recording (${race.arm})`, points: race.validationSuccess, color: '#d1d5db', dots: false }]
+          ? [{ name: `recording (${race.arm})`, points: race.validationSuccess, color: HUE.faint, dots: false }]
           : []),
-        { name: 'rollout', points: series.rolloutSuccess, color: '#0891b2', dots: false },
-        { name: 'validation', points: series.validationSuccess, color: '#111827' },
+        { name: 'rollout', points: series.rolloutSuccess, color: HUE.cyan, dots: false },
+        { name: 'validation', points: series.validationSuccess, color: HUE.ink },
       ],
-      entropy: [{ name: 'entropy', points: series.entropy, color: '#db2777', dots: false }],
-      cosine: [{ name: 'cosine', points: series.gradientCosine, color: '#ea580c' }],
+      entropy: [{ name: 'entropy', points: series.entropy, color: HUE.pink, dots: false }],
+      cosine: [{ name: 'cosine', points: series.gradientCosine, color: HUE.orange }],
     }),
     [series, race],
   );
