@@ -42,6 +42,10 @@ describe('the step button in a real browser', { shuffle: false }, () => {
     return { stage: m[1] ?? '', step: Number(m[2]) };
   }
 
+  // The inspector redraws in a task of its own (the charts' redraw queue) after the hold is reported: on a loaded
+  // machine its rows arrive seconds after 'paused'.
+  const INSPECTOR_WAIT = { timeout: 30_000, interval: 100 };
+
   it('advances a paused smoke run by exactly one step per click', async () => {
     await page.getByLabel('preset', { exact: true }).selectOption('smoke');
     await page.getByLabel('backend', { exact: true }).selectOption('wasm');
@@ -76,12 +80,12 @@ describe('the step button in a real browser', { shuffle: false }, () => {
       // last position must still hold after the trajectory sampling of the next test (seconds of worker work).
       if (at.stage === 'student' && at.step === 4) expect(await rows.count()).toBe(0);
       if (at.stage === 'student' && at.step === 5) {
-        await expect.poll(() => rows.count()).toBe(1);
+        await expect.poll(() => rows.count(), INSPECTOR_WAIT).toBe(1);
         expect(await rows.first().getAttribute('data-step')).toBe('5');
       }
     }
     expect(at).toEqual({ stage: 'student', step: 10 });
-    await expect.poll(() => rows.count()).toBe(2);
+    await expect.poll(() => rows.count(), INSPECTOR_WAIT).toBe(2);
     expect(await page.locator('[data-testid="gate-window-row"][data-retired="true"]').getAttribute('data-step')).toBe(
       '10',
     );
@@ -91,6 +95,7 @@ describe('the step button in a real browser', { shuffle: false }, () => {
     await page.getByRole('button', { name: 'Sample trajectories' }).click();
     const episodes = page.getByTestId('probe-episode');
     await page.getByTestId('probe-result').waitFor({ timeout: 60_000 });
+    await expect.poll(() => episodes.count(), INSPECTOR_WAIT).toBe(4);
     expect(await page.getByTestId('probe-error').count()).toBe(0);
     const seen = await episodes.evaluateAll((articles) =>
       articles.map((a) => ({
