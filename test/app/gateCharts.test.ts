@@ -18,14 +18,17 @@ describe('the gate charts shared by the Train and Replay views', () => {
   it('draws ρ against δ and η against γ, K̄ₘ without a threshold, each from its own series', () => {
     const c = gateCharts(series, { delta: 0.01, gamma: 0.9 }, 20);
     const marker = { x: 20, label: 'retired @ 20' };
-    expect(c.windowMean).toEqual({ lines: [{ name: 'K̄ₘ', points: series.windowMean, color: '#2563eb' }], marker });
+    expect(c.windowMean).toEqual({
+      lines: [{ name: 'K̄ₘ', points: series.windowMean, color: 'var(--hue-blue, #2563eb)' }],
+      marker,
+    });
     expect(c.alignment).toEqual({
-      lines: [{ name: 'ρ', points: series.alignment, color: '#7c3aed' }],
+      lines: [{ name: 'ρ', points: series.alignment, color: 'var(--hue-violet, #7c3aed)' }],
       threshold: { y: 0.01, label: 'δ = 0.01' },
       marker,
     });
     expect(c.competence).toEqual({
-      lines: [{ name: 'η', points: series.competence, color: '#059669' }],
+      lines: [{ name: 'η', points: series.competence, color: 'var(--hue-green, #059669)' }],
       threshold: { y: 0.9, label: 'γ = 0.9' },
       marker,
       // η 0.95 and γ 0.9 on one scale: span 0.05, margin 8 % of it (0.004) each side → 0.896–0.954, out to the
