@@ -1,4 +1,4 @@
-// The two test projects of vitest.config.ts stay what their names say: a unit test file (any `*.test.ts` that is not
+// The test projects of vitest.config.ts stay what their names say: a unit test file (any `*.test.ts` that is not
 // `*.e2e.test.ts`) launches no browser and spawns no process, so `npm run test:unit` stays fast. Checked on what each
 // file imports; training over a whole preset cannot be seen from the imports and is left to review.
 import { readdirSync, readFileSync } from 'node:fs';
@@ -31,5 +31,15 @@ describe('the test projects', () => {
         return E2E_ONLY.filter(([pattern]) => pattern.test(text)).map(([, why]) => `test/${f} ${why}`);
       });
     expect(wrong).toEqual([]);
+  });
+
+  it('runs every unit file that replaces a module (vi.mock) in the isolated project, since the unit project shares modules', () => {
+    const config = readFileSync(join(TEST, '..', 'vitest.config.ts'), 'utf8');
+    const listed = /const MOCKS_MODULES = \[([^\]]*)\]/.exec(config)?.[1] ?? '';
+    const mocking = files.filter(
+      (f) => !f.endsWith('.e2e.test.ts') && /\bvi\.(do)?mock\(/.test(readFileSync(join(TEST, f), 'utf8')),
+    );
+    expect(mocking.length).toBeGreaterThan(0);
+    expect(mocking.filter((f) => !listed.includes(`'test/${f}'`))).toEqual([]);
   });
 });
