@@ -5,8 +5,7 @@
 // that leaves its leader handed to the first free lane (queueLanes.ts). The queue itself is stored after every
 // change, so a reload picks it up: finished runs are kept, an interrupted one resumes from its checkpoint, the rest
 // start fresh.
-import { applyOverrides, ConfigError } from '../../core/experiment/config';
-import { configFileReferenceErrors } from '../../core/experiment/fileReference';
+import { assertFetchable, pageConfig } from '../pageConfig';
 import type { Preset } from '../../core/experiment/preset';
 import type { RunSummary } from '../../core/experiment/summary';
 import { expandSweep, parseSweepSpec, runSweep, type SweepRun, type SweepSpec } from '../../core/experiment/sweep';
@@ -91,7 +90,7 @@ export function createQueue(
 ): RunQueue {
   if (!Number.isSafeInteger(populationSize) || populationSize < 1)
     throw new Error(`population size: expected an integer ≥ 1, got ${populationSize}`);
-  const base = applyOverrides(preset.config, overrides);
+  const base = pageConfig(preset.config, overrides);
   const ownAxes = axes === null;
   const match = ownAxes ? preset.sweep?.matchTemperature : undefined;
   const raw = {
@@ -101,8 +100,10 @@ export function createQueue(
   };
   const spec = parseSweepSpec(raw, base, 'queue');
   const items = expandSweep(base, spec).map((r) => ({ ...r, runId: null, status: 'pending' as const }));
-  const offOrigin = [...new Set(items.flatMap((item) => configFileReferenceErrors(item.config, 'app')))];
-  if (offOrigin.length > 0) throw new ConfigError(offOrigin, 'queue');
+  assertFetchable(
+    items.map((item) => item.config),
+    'queue',
+  );
   return {
     id: `queue-${newRunId(now)}`,
     createdAt: now,

@@ -1,7 +1,7 @@
 // The Train view: pick a preset, a backend and a seed; run the whole pipeline in a Web Worker and watch the
 // student's gate (K̄ₘ, ρ, η), success, entropy and the SFT gradient cosine live, with the retirement marked.
 import { useDeferredValue, useEffect, useMemo, useState } from 'react';
-import { applyOverrides, ConfigError, type ExperimentConfig } from '../../core/experiment/config';
+import type { ExperimentConfig } from '../../core/experiment/config';
 import { parseSeed } from '../../core/experiment/numberText';
 import { durationWords, runEta } from '../../core/runLog/runEta';
 import { isTrainedStage } from '../../core/runLog/runLogFold';
@@ -13,6 +13,7 @@ import { figureTitle } from '../charts/figureTitle';
 import { useThrottledValue } from '../charts/useThrottledValue';
 import { Field } from '../Field';
 import { overrideLines } from '../overrideLines';
+import { pageConfigOrError } from '../pageConfig';
 import { BACKEND_CHOICES, type BackendChoice } from '../../core/methodVocabulary';
 import { isActive } from './liveRunState';
 import { usePresetCatalog } from './usePresetCatalog';
@@ -29,7 +30,6 @@ import { ChartExplainers, KnobExplainers, TRAIN_CHARTS } from '../teaching/Chart
 import { LiveTeachingPanel } from '../teaching/LazyLiveTeachingPanel';
 import { StepButton } from '../teaching/StepButton';
 import { BackendBadge } from './BackendBadge';
-import { configFileReferenceErrors } from '../../core/experiment/fileReference';
 import { LiveEpisodeStrip } from './LiveEpisodeStrip';
 import { PlaybackBar } from '../demo/PlaybackBar';
 import { usePlayback } from './playbackStore';
@@ -75,19 +75,13 @@ function RunControls() {
   const seedValue = 'error' in seedRead ? Number.NaN : seedRead.value;
   const seedError = 'error' in seedRead ? `seed: ${seedRead.error}` : null;
   // the preset, the seed, then `key=value` overrides (the CLI's --set), validated by the core
-  const run = useMemo((): { config: ExperimentConfig | null; error: string | null } => {
-    if (!resolved.preset || seedError) return { config: null, error: null };
-    const lines = overrideLines(overrides);
-    try {
-      const config = applyOverrides({ ...resolved.preset.config, seed: seedValue }, lines);
-      const offOrigin = configFileReferenceErrors(config, 'app');
-      if (offOrigin.length > 0) return { config: null, error: `overrides: ${offOrigin.join('; ')}` };
-      return { config, error: null };
-    } catch (e) {
-      const detail = e instanceof ConfigError ? e.messages.join('; ') : e instanceof Error ? e.message : String(e);
-      return { config: null, error: `overrides: ${detail}` };
-    }
-  }, [resolved.preset, seedError, seedValue, overrides]);
+  const run = useMemo(
+    (): { config: ExperimentConfig | null; error: string | null } =>
+      !resolved.preset || seedError
+        ? { config: null, error: null }
+        : pageConfigOrError(resolved.preset.config, overrideLines(overrides), seedValue),
+    [resolved.preset, seedError, seedValue, overrides],
+  );
   const active = isActive(status);
 
   // a Start clicked while the page still measures its wasm thread count waits for the measurement (a few seconds
