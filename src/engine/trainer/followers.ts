@@ -18,6 +18,7 @@ import { checkpointContent, Checkpointer, readShared, type CheckpointReason, typ
 import type { SharedSnapshot, StudentFollowers } from './stages/stageContext';
 import type { MetricsLine, TrainerEvent, TrainerEventSink } from './events';
 import type { TrainerCounters, TrainerState } from './trainerState';
+import { StudentGate } from './studentGate';
 
 /** How a follower's ride ended. */
 export type FollowerEnd =
@@ -40,10 +41,9 @@ export interface FollowerSpec {
 interface Rider {
   readonly spec: FollowerSpec;
   readonly state: TrainerState;
-  schedule: LambdaSchedule;
+  /** its schedule, fed the leader's gaps and scores; its events as the run alone emits them */
+  readonly gate: StudentGate;
   readonly checkpointer: Checkpointer;
-  /** the schedule's retired flag before the current step */
-  wasRetired: boolean;
   /** its own tokens and env steps at retirement (the leader's counters are otherwise its own) */
   atRetirement: { tokens: number; envSteps: number } | null;
 }
@@ -66,12 +66,12 @@ export class Followers implements StudentFollowers {
       if (trajectoryKeyOf(spec.config) !== key)
         throw new Error(`follower ${spec.config.name}: its trajectory key differs from the leader's`);
       const state: TrainerState = { ...structuredClone(leaderState), config: spec.config, schedule: null };
+      const schedule = new LambdaSchedule(spec.config.student.schedule, this.gateConfig(spec.config, state));
       return {
         spec,
         state,
-        schedule: new LambdaSchedule(spec.config.student.schedule, this.gateConfig(spec.config, state)),
+        gate: new StudentGate(schedule, spec.onEvent),
         checkpointer: new Checkpointer(spec.storage, spec.config, modelConfig, spec.onEvent),
-        wasRetired: false,
         atRetirement: null,
       };
     });
@@ -93,35 +93,28 @@ export class Followers implements StudentFollowers {
    */
   async beginStep(step: number, plan: StepPlan, shared: () => SharedSnapshot): Promise<void> {
     for (const r of [...this.riders]) {
-      const before = r.schedule.toJSON();
-      r.wasRetired = r.schedule.retired;
-      const own = r.schedule.beginStep(step);
+      const before = r.gate.schedule.toJSON();
+      const own = r.gate.beginStep(step);
       if (own.opdCoef === plan.opdCoef && own.teacherNeeded === plan.teacherNeeded) continue;
-      r.schedule = LambdaSchedule.fromJSON(
+      r.gate.schedule = LambdaSchedule.fromJSON(
         before,
         r.spec.config.student.schedule,
         this.gateConfig(r.spec.config, r.state),
       );
       const what = (p: StepPlan): string => `λ_opd ${p.opdCoef}, ${p.teacherNeeded ? 'teacher' : 'no teacher'}`;
-      const reason = `at student step ${step} schedule ${r.schedule.name} plans ${what(own)}, the leader's ${what(plan)}`;
+      const reason = `at student step ${step} schedule ${r.gate.schedule.name} plans ${what(own)}, the leader's ${what(plan)}`;
       this.leave(r, reason, await readShared(shared()));
     }
   }
 
   /** The gap the leader's teacher forward measured at `step`: every follower's gate observes it. */
   observeGap(step: number, gap: number): void {
-    for (const r of this.riders) {
-      const w = r.schedule.observeGap(step, gap);
-      if (w) r.spec.onEvent({ type: 'window', step, window: w });
-    }
+    for (const r of this.riders) r.gate.observeGap(step, gap);
   }
 
   /** The leader's validation score at `step`: every follower's gate is evaluated on it. */
   validate(step: number, score: number): void {
-    for (const r of this.riders) {
-      const ev = r.schedule.validate(step, score);
-      if (ev) r.spec.onEvent({ type: 'evaluation', kind: 'gate', step, evaluation: ev });
-    }
+    for (const r of this.riders) r.gate.validate(step, score);
   }
 
   /**
@@ -137,30 +130,22 @@ export class Followers implements StudentFollowers {
     tail: Readonly<Record<string, number>>,
   ): void {
     for (const r of this.riders) {
-      if (!r.wasRetired && r.schedule.retired) {
+      if (r.gate.retiredAt(step, r.state.teacherPerformance))
         r.atRetirement = { tokens: counters.sampledTokens, envSteps: counters.envSteps };
-        r.spec.onEvent({
-          type: 'retirement',
-          step,
-          triggerStep: r.schedule.triggerStep ?? step,
-          schedule: r.schedule.name,
-          teacherPerformance: r.state.teacherPerformance ?? NaN,
-        });
-      }
       r.state.counters = {
         ...counters,
         tokensAtRetirement: r.atRetirement?.tokens ?? null,
         envStepsAtRetirement: r.atRetirement?.envSteps ?? null,
       };
       r.state.step = step;
-      const line: MetricsLine = { ...common, ...r.schedule.metrics(), ...tail };
-      r.spec.onEvent({ type: 'step', stage: 'student', step, totalSteps, metrics: line });
+      r.spec.onEvent({ type: 'step', stage: 'student', step, totalSteps, metrics: r.gate.line(common, tail) });
     }
   }
 
   /** The leader wrote a checkpoint (periodic or interrupt): each follower writes its own at the same step. */
   async checkpoint(reason: CheckpointReason, host: HostShared): Promise<void> {
-    for (const r of this.riders) await r.checkpointer.write(reason, host, { state: r.state, schedule: r.schedule });
+    for (const r of this.riders)
+      await r.checkpointer.write(reason, host, { state: r.state, schedule: r.gate.schedule });
   }
 
   /** The student stage ended: every follower still riding leaves after its last step. */
@@ -177,7 +162,7 @@ export class Followers implements StudentFollowers {
   }
 
   private leave(r: Rider, reason: string, host: HostShared): void {
-    const resume = checkpointContent(host, { state: r.state, schedule: r.schedule }, this.modelConfig);
+    const resume = checkpointContent(host, { state: r.state, schedule: r.gate.schedule }, this.modelConfig);
     this.riders = this.riders.filter((x) => x !== r);
     r.spec.end({ kind: 'detached', step: r.state.step, reason, resume });
   }

@@ -17,6 +17,7 @@ import { phaseMetrics } from '../../../core/runLog/stepPhases';
 import { readbackCount } from '../../kernelCounter';
 import { selfTeacherFor } from '../selfTeacher';
 import type { OpdPart } from '../policyUpdate';
+import { StudentGate } from '../studentGate';
 import { distillSourceUniform, teacherSampledRollout, teacherSamplesStep } from '../teacherSampled';
 
 /** The gate's settings (the public code's field names) from the config and the measured S_T. */
@@ -38,6 +39,7 @@ export async function runStudent(ctx: StageContext, from: number): Promise<void>
   const student = models.student;
   ctx.schedule ??= new LambdaSchedule(cfg.student.schedule, gateConfigOf(ctx));
   const schedule = ctx.schedule;
+  const gate = new StudentGate(schedule, (event) => ctx.emit(event));
   const sc = cfg.student;
   const g = sc.grpo;
   const c = ctx.state.counters;
@@ -45,8 +47,7 @@ export async function runStudent(ctx: StageContext, from: number): Promise<void>
   for (let k = from + 1; k <= sc.steps; k++) {
     const t0 = ctx.clock();
     const reads0 = readbackCount();
-    const wasRetired = schedule.retired;
-    const plan = schedule.beginStep(k);
+    const plan = gate.beginStep(k);
     if (ctx.followers) await ctx.followers.beginStep(k, plan, ctx.sharedSnapshot);
     const { tasks, rollout: r } = await trainingRollout(ctx, 'student', k, student, g);
     // GKD's λ < 1: is this step's distillation batch the teacher's own samples? (λ = 1 draws nothing; only gkd-jsd
@@ -84,8 +85,7 @@ export async function runStudent(ctx: StageContext, from: number): Promise<void>
     if (u.gap !== null) {
       c.teacherForwardRun++;
       line[METRIC.opdTeacherStudentGapMean] = u.gap;
-      const w = schedule.observeGap(k, u.gap);
-      if (w) ctx.emit({ type: 'window', step: k, window: w });
+      gate.observeGap(k, u.gap);
       ctx.followers?.observeGap(k, u.gap);
     }
     let validationMs = 0;
@@ -97,23 +97,13 @@ export async function runStudent(ctx: StageContext, from: number): Promise<void>
       line[METRIC.valSuccessRate] = score;
       c.validationLast = score;
       c.validationBest = Math.max(c.validationBest ?? -Infinity, score);
-      const ev = schedule.validate(k, score);
-      if (ev) ctx.emit({ type: 'evaluation', kind: 'gate', step: k, evaluation: ev });
+      gate.validate(k, score);
       ctx.followers?.validate(k, score);
     }
-    if (!wasRetired && schedule.retired) {
+    if (gate.retiredAt(k, ctx.state.teacherPerformance)) {
       c.tokensAtRetirement = c.sampledTokens;
       c.envStepsAtRetirement = c.envSteps;
-      ctx.emit({
-        type: 'retirement',
-        step: k,
-        triggerStep: schedule.triggerStep ?? k,
-        schedule: schedule.name,
-        teacherPerformance: ctx.state.teacherPerformance ?? NaN,
-      });
     }
-    const common: MetricsLine = { ...line };
-    Object.assign(line, schedule.metrics());
     // training-step time without the validation rollout (the before/after-retirement comparison)
     const ms = ctx.clock() - t0 - validationMs;
     const tail: Record<string, number> = {
@@ -129,7 +119,6 @@ export async function runStudent(ctx: StageContext, from: number): Promise<void>
       checkpoint: checkpointMs,
     };
     Object.assign(tail, phaseMetrics(phases, ms + validationMs + checkpointMs, r.sampledTokens));
-    Object.assign(line, tail);
     if (plan.teacherNeeded) {
       c.msBefore += ms;
       c.stepsBefore++;
@@ -137,8 +126,8 @@ export async function runStudent(ctx: StageContext, from: number): Promise<void>
       c.msAfter += ms;
       c.stepsAfter++;
     }
-    ctx.emit({ type: 'step', stage: 'student', step: k, totalSteps: sc.steps, metrics: line });
-    ctx.followers?.endStep(k, sc.steps, c, common, tail);
+    ctx.emit({ type: 'step', stage: 'student', step: k, totalSteps: sc.steps, metrics: gate.line(line, tail) });
+    ctx.followers?.endStep(k, sc.steps, c, line, tail);
     await ctx.afterStep(k);
   }
 }
