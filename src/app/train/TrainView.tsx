@@ -1,22 +1,17 @@
 // The Train view: pick a preset, a backend and a seed; run the whole pipeline in a Web Worker and watch the
 // student's gate (K̄ₘ, ρ, η), success, entropy and the SFT gradient cosine live, with the retirement marked.
-import { useDeferredValue, useEffect, useMemo, useState } from 'react';
-import type { ExperimentConfig } from '../../core/experiment/config';
-import { parseSeed } from '../../core/experiment/numberText';
+import { useDeferredValue, useMemo, useState } from 'react';
 import { durationWords, runEta } from '../../core/runLog/runEta';
 import { isTrainedStage } from '../../core/runLog/runLogFold';
-import type { Preset } from '../../core/experiment/preset';
 import { gateCharts, retirementMarker } from '../charts/gateCharts';
 import { MetricChart } from '../charts/MetricChart';
 import { ChartViewControls, ChartViewProvider } from '../charts/chartView';
 import { figureTitle } from '../charts/figureTitle';
 import { useThrottledValue } from '../charts/useThrottledValue';
 import { Field } from '../Field';
-import { overrideLines } from '../overrideLines';
-import { pageConfigOrError } from '../pageConfig';
 import { BACKEND_CHOICES, type BackendChoice } from '../../core/methodVocabulary';
 import { isActive } from './liveRunState';
-import { usePresetCatalog } from './usePresetCatalog';
+import { useTrainConfig } from './useTrainConfig';
 import { trainForm, useTrainForm } from './trainForm';
 import { queueStore, runsStore, useRuns } from '../runs/storedRuns';
 import { waitingRiderIds } from '../runs/queueMembers';
@@ -46,56 +41,25 @@ const BACKEND_LABELS: Record<BackendChoice, string> = {
 };
 
 function RunControls() {
-  const { catalog, error: catalogError } = usePresetCatalog();
   const status = useRun((s) => s.status);
-  // the form lives in trainForm (kept across views, mirrored in the URL: #train?preset=…&seed=…)
+  const { catalog, preset, config, overrides, seedError, configError, errors } = useTrainConfig();
   const presetName = useTrainForm((f) => f.preset);
   const backend = useTrainForm((f) => f.backend);
   const seed = useTrainForm((f) => f.seed);
-  const overrides = useTrainForm((f) => f.overrides);
-  const linkErrors = useTrainForm((f) => f.linkErrors);
-  const setPresetName = (preset: string) => trainForm.getState().set({ preset });
-  const setBackend = (b: BackendChoice) => trainForm.getState().set({ backend: b });
-  const setSeed = (v: string) => trainForm.getState().set({ seed: v });
-  const setOverrides = (v: string) => trainForm.getState().set({ overrides: v });
-  // once the catalog is in, a link's preset name is checked against it too
-  useEffect(() => {
-    if (catalog) trainForm.getState().applyLink(window.location.hash, catalog.names);
-  }, [catalog]);
-
-  const resolved = useMemo((): { preset: Preset | null; error: string | null } => {
-    if (!catalog) return { preset: null, error: null };
-    try {
-      return { preset: catalog.load(presetName), error: null };
-    } catch (e) {
-      return { preset: null, error: e instanceof Error ? e.message : String(e) };
-    }
-  }, [catalog, presetName]);
-  const seedRead = parseSeed(seed);
-  const seedValue = 'error' in seedRead ? Number.NaN : seedRead.value;
-  const seedError = 'error' in seedRead ? `seed: ${seedRead.error}` : null;
-  // the preset, the seed, then `key=value` overrides (the CLI's --set), validated by the core
-  const run = useMemo(
-    (): { config: ExperimentConfig | null; error: string | null } =>
-      !resolved.preset || seedError
-        ? { config: null, error: null }
-        : pageConfigOrError(resolved.preset.config, overrideLines(overrides), seedValue),
-    [resolved.preset, seedError, seedValue, overrides],
-  );
+  const overrideText = useTrainForm((f) => f.overrides);
+  const setForm = trainForm.getState().set;
   const active = isActive(status);
 
   // a Start clicked while the page still measures its wasm thread count waits for the measurement (a few seconds
   // at most): the worker's thread count is fixed when it starts
   const [starting, setStarting] = useState(false);
   const start = async () => {
-    if (!run.config || starting) return;
-    const config = run.config;
-    const lines = overrideLines(overrides);
+    if (!config || starting) return;
     setStarting(true);
     try {
       await calibrationSettled();
       // a stored run: saved in this browser as it goes (src/app/runs), resumable after a reload
-      await runsStore.getState().startRun({ preset: presetName, overrides: lines, config, backendChoice: backend });
+      await runsStore.getState().startRun({ preset: presetName, overrides, config, backendChoice: backend });
     } finally {
       setStarting(false);
     }
@@ -117,7 +81,7 @@ function RunControls() {
               id={id}
               value={presetName}
               disabled={active || !catalog}
-              onChange={(e) => setPresetName(e.currentTarget.value)}
+              onChange={(e) => setForm({ preset: e.currentTarget.value })}
             >
               {(catalog?.names ?? [presetName]).map((n) => (
                 <option key={n} value={n}>
@@ -134,7 +98,7 @@ function RunControls() {
               aria-describedby={hintId}
               value={backend}
               disabled={active}
-              onChange={(e) => setBackend(e.currentTarget.value as BackendChoice)}
+              onChange={(e) => setForm({ backend: e.currentTarget.value as BackendChoice })}
             >
               {BACKEND_CHOICES.map((b) => (
                 <option key={b} value={b}>
@@ -153,27 +117,27 @@ function RunControls() {
               value={seed}
               disabled={active}
               aria-invalid={seedError !== null}
-              onChange={(e) => setSeed(e.currentTarget.value)}
+              onChange={(e) => setForm({ seed: e.currentTarget.value })}
             />
           )}
         </Field>
         <Field
           label="overrides"
           wide
-          invalid={run.error !== null}
+          invalid={configError !== null}
           hint="one key=value per line, applied over the preset as npm run experiment -- --set does"
         >
           {(id, hintId) => (
             <textarea
               id={id}
               rows={2}
-              value={overrides}
+              value={overrideText}
               disabled={active}
               spellCheck={false}
               placeholder={'student.schedule=never\nstudent.lambdaOpd=0.2'}
-              aria-invalid={run.error !== null}
+              aria-invalid={configError !== null}
               aria-describedby={hintId}
-              onChange={(e) => setOverrides(e.currentTarget.value)}
+              onChange={(e) => setForm({ overrides: e.currentTarget.value })}
             />
           )}
         </Field>
@@ -183,7 +147,7 @@ function RunControls() {
           type="submit"
           className="primary"
           data-testid="run-start"
-          disabled={active || starting || run.config === null}
+          disabled={active || starting || config === null}
           title={starting ? "measuring this machine's wasm thread count first (a few seconds)" : undefined}
         >
           Start
@@ -201,21 +165,19 @@ function RunControls() {
           Stop
         </button>
       </div>
-      {resolved.preset ? (
+      {preset ? (
         <p className="preset-description">
-          {resolved.preset.description}
-          {resolved.preset.sweep
+          {preset.description}
+          {preset.sweep
             ? ' (A sweep preset: Start runs its base configuration; queue the whole sweep under “Queue an ablation”.)'
             : ''}
         </p>
       ) : null}
-      {[catalogError, ...linkErrors.map((m) => `link: ${m}`), resolved.error, seedError, run.error]
-        .filter(Boolean)
-        .map((m) => (
-          <p key={m} role="alert" className="error">
-            {m}
-          </p>
-        ))}
+      {errors.map((m) => (
+        <p key={m} role="alert" className="error">
+          {m}
+        </p>
+      ))}
     </form>
   );
 }
