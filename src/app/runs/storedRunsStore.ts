@@ -8,13 +8,14 @@ import type { RunStore } from '../train/liveRunStore';
 import { isActive } from '../train/liveRunState';
 import { restoreRunState } from './restoreRunState';
 import type { RemoteProgress, RunChannelMessage } from './runChannel';
-import { MemoryLocks, runLockName, type RunLocks } from './runLocks';
+import { MemoryLocks, type RunLocks } from './runLocks';
 import { newRunId, type RunRecord } from './runRecord';
 import { lockCheckedDeletes, RunLockedError, type RunRepository } from './runRepository';
 import { recordRunEnds } from './runEndRecorder';
 import { settleOrphanedRuns } from './orphanedRuns';
 import { RunOwnership } from './runOwnership';
 import { takeResumePoint } from './runResumePoint';
+import { OtherTabRuns } from './otherTabRuns';
 
 export interface NewRun {
   preset: string;
@@ -157,9 +158,6 @@ export function createRunsStore(
   const inAnotherTab = (id: string) =>
     `run ${id} is running in another tab: watch it there, or continue it here once that tab stops it or closes`;
   const busy = () => isActive(runStore.getState().status);
-  let lastReshow = 0;
-  /** whether the Train view shows another tab's runs because this tab showed nothing (it follows that tab's queue) */
-  let following = false;
   /** Stored runs for `riders`, each locked by this tab, as the worker's rider links. */
   const riderRecords = async (riders: readonly NewRun[], touched: string[] = []): Promise<RiderLink[]> => {
     const r = await repo();
@@ -182,46 +180,21 @@ export function createRunsStore(
         return null;
       }
     };
-    /** once another tab lets go of a run: a record it left 'running' (the tab closed) is interrupted */
-    const watchElsewhere = (id: string) => {
-      void locks.whenFree(runLockName(id)).then(async () => {
-        await guard(async () => {
-          const r = await repo();
-          const rec = await r.getRun(id);
-          if (rec && rec.status === 'running' && ownership.runId !== id)
-            await r.putRun({ ...rec, status: 'interrupted', updatedAt: now() });
-        });
-        const { [id]: _gone, ...rest } = get().elsewhere;
-        set({ elsewhere: rest });
-        await get().refreshRuns([id]);
-      });
-    };
-    /** another tab's run progressed: keep its row live, and follow it in the Train view while this tab shows nothing */
-    const remoteProgress = (m: Extract<RunChannelMessage, { type: 'progress' }>) => {
-      if (ownership.runId === m.runId) return;
-      const known = get().elsewhere[m.runId] !== undefined;
-      set({ elsewhere: { ...get().elsewhere, [m.runId]: { stage: m.stage, step: m.step, totalSteps: m.totalSteps } } });
-      const shown = runStore.getState();
-      if (!known) {
-        // a run another tab started (or resumed) since this table was read
-        watchElsewhere(m.runId);
-        void get().refresh();
-        // the Train view follows another tab's runs while it shows nothing else: the next run of its queue
-        const idle = shown.status === 'idle';
-        const followed = following && !isActive(shown.status) && (shown.recordId ?? '') in get().elsewhere;
-        if (idle || (following && !followed && !isActive(shown.status))) {
-          following = true;
-          lastReshow = now();
-          void get().showRun(m.runId);
-          return;
-        }
-      }
-      // the Train view shows that run (read-only): redraw it from the stored steps, at most every 2 s
-      if (shown.recordId === m.runId && !isActive(shown.status) && now() - lastReshow > 2000) {
-        lastReshow = now();
-        void get().showRun(m.runId);
-      }
-    };
+    const others = new OtherTabRuns(
+      {
+        elsewhere: () => get().elsewhere,
+        setElsewhere: (elsewhere) => set({ elsewhere }),
+        guard,
+        refresh: () => get().refresh(),
+        refreshRuns: (ids) => get().refreshRuns(ids),
+        showRun: (id) => get().showRun(id),
+      },
+      repo,
+      locks,
+      ownership,
+      runStore,
+      now,
+    );
     return {
       runs: [],
       loaded: false,
@@ -233,7 +206,7 @@ export function createRunsStore(
         await guard(async () => {
           const s = runStore.getState();
           const elsewhere = await settleOrphanedRuns(await repo(), locks, busy() ? s.recordId : null, now());
-          for (const id of Object.keys(elsewhere)) watchElsewhere(id);
+          for (const id of Object.keys(elsewhere)) others.watch(id);
           set({ elsewhere });
         });
         await get().refresh();
@@ -241,7 +214,7 @@ export function createRunsStore(
         // nothing shown yet and another tab trains runs (its queue's lanes): show one of them, read-only and live
         const first = Object.keys(get().elsewhere)[0];
         if (first !== undefined && runStore.getState().status === 'idle') {
-          following = true;
+          others.following = true;
           await get().showRun(first);
         }
       },
@@ -271,7 +244,7 @@ export function createRunsStore(
         await guard(async () => set({ estimate: await estimate() }));
       },
       async startRun(run, riders = []) {
-        following = false;
+        others.following = false;
         if (busy()) {
           set({ error: 'a run is going: stop it (or let it finish) before starting another' });
           return null;
@@ -296,7 +269,7 @@ export function createRunsStore(
         return id;
       },
       async resumeRun(id, riders = []) {
-        following = false;
+        others.following = false;
         if (busy()) {
           set({ error: 'a run is going: stop it before resuming another' });
           return false;
@@ -362,21 +335,7 @@ export function createRunsStore(
         set({ error: m });
       },
       remote(m) {
-        switch (m.type) {
-          case 'progress':
-            remoteProgress(m);
-            return;
-          case 'ended': {
-            const { [m.runId]: _gone, ...rest } = get().elsewhere;
-            set({ elsewhere: rest });
-            void get().refresh();
-            return;
-          }
-          default: {
-            const never: never = m;
-            throw new Error(`unknown runs channel message ${JSON.stringify(never)}`);
-          }
-        }
+        others.receive(m);
       },
       onRiderLeft(listener) {
         riderLeft.add(listener);
