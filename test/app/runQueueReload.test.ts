@@ -145,4 +145,48 @@ describe('a run queue continued after a reload, in two lanes', () => {
       expect(stored.map((r) => r.label).sort()).toEqual(done.items.map((i) => i.label).sort());
     },
   );
+
+  it('starts the population’s items that cannot ride in the free lane, not after the leader in its own', async () => {
+    const repo = new MemoryRunRepository();
+    const log: string[] = [];
+    // the leader ends only once the other lane has started OPD throughout (a queue that leaves that lane idle keeps
+    // the leader waiting, and the test fails at its timeout)
+    let started = () => {};
+    const neverGoing = new Promise<void>((resolve) => (started = resolve));
+    const goOn = (schedule: string) => (schedule === 'adaptive' ? neverGoing : Promise.resolve());
+    const locks = new MemoryLocks();
+    const lane = (name: string) => {
+      let t = 1000;
+      const runs = createRunsStore(
+        async () => repo,
+        createRunStore(() => new LaneWorker(repo, name, log, goOn), { sharedControl: false }),
+        async () => null,
+        () => t++,
+        { locks, broadcast: () => {} },
+      );
+      runs.subscribe(() => {
+        if (log.includes('B starts never')) started();
+      });
+      return runs;
+    };
+    const lesson = loadPreset('schedules', lookupPreset, PRESET_NAMES);
+    const queue = createQueue(lesson, [], 'cpu', [0], { 'student.schedule': ['adaptive', 'never'] }, 5, 3);
+    // the reload came at RetireOPD's student step 10, past the step riders join at: OPD throughout (nothing stored)
+    // cannot ride along it and runs alone
+    await storeRun(repo, queue, 0, 'lead', ['student', 10]);
+    const reloaded: RunQueue = {
+      ...queue,
+      items: queue.items.map((item, i) => ({
+        ...item,
+        runId: i === 0 ? 'lead' : null,
+        status: i === 0 ? 'running' : 'pending',
+      })),
+    };
+    const done = await runQueue(reloaded, repo, [lane('A'), lane('B')], () => undefined);
+    // B started OPD throughout while A's leader still trained (the two starts come in either order)
+    expect(log.slice(0, 2).sort()).toEqual(['A resumes adaptive', 'B starts never']);
+    expect(log.slice(2).sort()).toEqual(['A ends adaptive', 'B ends never']);
+    expect(done.state).toBe('done');
+    expect(done.items.map((i) => i.status)).toEqual(['completed', 'completed']);
+  }, 20_000);
 });

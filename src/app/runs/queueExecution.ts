@@ -142,8 +142,9 @@ export class QueueExecution {
 
   /**
    * An item's run and, when it starts afresh (or resumes before its student stage), the later pending items that
-   * ride along it (populationOf). With `handOffs` (two lanes or more), a rider that leaves its leader goes there, for
-   * the first free lane to continue it alone; every other rider continues alone in this lane once the leader ended.
+   * ride along it (populationOf). With `handOffs` (two lanes or more), a rider that leaves its leader — and an item
+   * of the population that cannot ride (a run of its own is stored) — goes there, for the first free lane to
+   * continue it alone; with one lane, each continues alone in this lane once the leader ended.
    * Resolves with the first interrupted summary, else the leader's.
    */
   async exec(run: SweepRun, runs: RunsStore, handOffs?: HandOffs<RunsStore>): Promise<RunSummary> {
@@ -185,7 +186,16 @@ export class QueueExecution {
       const fresh = async (i: number) => (await adoptStoredRun(this.q, i, this.repo)) === null;
       const riders: number[] = [];
       if (group.length > 0 && (await this.canLead(index))) for (const i of group) if (await fresh(i)) riders.push(i);
-      settle(group.length - riders.length);
+      // the others continue alone: with other lanes, in the first that is free — a reload that cut a population off
+      // must not leave a lane idle while this one runs the leader, then each of them, one after another
+      const alone = group.filter((i) => !riders.includes(i));
+      if (handOffs)
+        for (const i of alone) {
+          handed.add(i);
+          unsettled -= 1;
+          handOffs.offer(this.continueElsewhere(i, ends[group.indexOf(i)]!));
+        }
+      else settle(alone.length);
       if (handOffs && riders.length > 0)
         listening = runs.getState().onRiderLeft((queueIndex) => {
           const k = group.indexOf(queueIndex ?? -1);
