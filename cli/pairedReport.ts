@@ -17,7 +17,7 @@ const USAGE =
   'usage: node --import tsx cli/pairedReport.ts --dir SWEEP_DIR --by KEY --baseline VALUE [--seeds S1,S2,…] ' +
   '[--title TEXT] [--preset NAME] [--intro FILE] [--note TEXT]… [--out PAGE]';
 
-function readJson(path: string): unknown {
+export function readJson(path: string): unknown {
   const text = withFsErrors(path, 'reading a sweep folder', () => readFileSync(path, 'utf8'));
   try {
     return JSON.parse(text.replace(/^\uFEFF/, ''));

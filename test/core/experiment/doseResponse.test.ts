@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { doseResponsePage, pooledSlope, seedSlopes, slopeWords } from '../../../src/core/experiment/doseResponse';
+import type { HelpsCell } from '../../../src/core/experiment/helpsMap';
+
+const cell = (fraction: number, perSeed: [number, number][]): HelpsCell => ({
+  env: 'shell',
+  misleadingFraction: fraction,
+  source: 'your runs',
+  n: perSeed.length,
+  mean: perSeed.reduce((a, [, d]) => a + d, 0) / perSeed.length,
+  halfWidth: 1,
+  perSeed: perSeed.map(([seed, difference]) => ({ seed, difference })),
+  note: '',
+  runIds: [],
+});
+
+describe('the dose–response of RetireOPD − OPD throughout on the teacher’s error level', () => {
+  it('fits each seed’s least-squares line over its levels (hand-computed)', () => {
+    // seed 1: (0, 0), (0.5, 10), (1, 20) → slope 20, intercept 0; seed 2: (0, 4), (0.5, 0), (1, 2) → x̄ 0.5, ȳ 2,
+    // Sxy = (−0.5)(2) + 0 + (0.5)(0) = −1, Sxx = 0.5 → slope −2, intercept 3
+    const cells = [
+      cell(0, [
+        [1, 0],
+        [2, 4],
+      ]),
+      cell(0.5, [
+        [1, 10],
+        [2, 0],
+      ]),
+      cell(1, [
+        [1, 20],
+        [2, 2],
+        [3, 7],
+      ]),
+    ];
+    const slopes = seedSlopes(cells);
+    // seed 3 ran one level: no slope
+    expect(slopes.map((s) => s.seed)).toEqual([1, 2]);
+    expect(slopes[0]!.slope).toBeCloseTo(20, 12);
+    expect(slopes[0]!.intercept).toBeCloseTo(0, 12);
+    expect(slopes[1]!.slope).toBeCloseTo(-2, 12);
+    expect(slopes[1]!.intercept).toBeCloseTo(3, 12);
+    // mean 9, sd √242 = 15.556, t(0.975, 1) = 12.706 → half-width 12.706 · 15.556 / √2 = 139.77
+    const { slope } = pooledSlope(cells);
+    expect(slope.mean).toBeCloseTo(9, 12);
+    expect(slope.halfWidth).toBeCloseTo((12.7062047 * Math.sqrt(242)) / Math.SQRT2, 4);
+  });
+
+  it('says the slope per 10 % of misleading entries, and a null as a null', () => {
+    expect(slopeWords({ n: 5, mean: 40, sd: 1, halfWidth: 30, lower: 10, upper: 70, level: 0.95 })).toBe(
+      '+4.0 ± 3.0 points per 10 % more misleading entries (n = 5 seeds; the difference measurably rises with the error level)',
+    );
+    expect(slopeWords({ n: 5, mean: -10, sd: 1, halfWidth: 30, lower: -40, upper: 20, level: 0.95 })).toBe(
+      '−1.0 ± 3.0 points per 10 % more misleading entries (n = 5 seeds; no measurable slope)',
+    );
+  });
+
+  it('writes a page with one row per level, each seed’s difference and slope, and the slope in words', () => {
+    const page = doseResponsePage(
+      [
+        cell(0.5, [
+          [1, 10],
+          [2, 0],
+        ]),
+        cell(0, [
+          [1, 0],
+          [2, 4],
+        ]),
+      ],
+      { title: 'T', env: 'shell', intro: 'Intro.', command: 'npm run x', commit: 'abc', date: '2026-12-06' },
+    );
+    const rows = page.split('\n').filter((l) => /^\| 0(\.5)? \|/.test(l));
+    expect(rows.map((r) => r.split(' | ')[0])).toEqual(['| 0', '| 0.5']);
+    expect(page).toContain('| 1 | +2.0 | +0.0 |');
+    expect(page).toContain('| 2 | −0.8 | +4.0 |');
+    expect(page).toMatch(/\*\*Slope over seeds: \+0\.6 ± .* points per 10 % more misleading entries \(n = 2 seeds;/);
+  });
+});
