@@ -5,10 +5,10 @@
 // the command, the commit and the date, and the cells go beside it as JSON (PAGE with .json) for the tab's map.
 // Node only.
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { UserError, withFsErrors } from '../src/core/errors';
 import { validateConfig } from '../src/core/experiment/config';
-import { doseResponsePage } from '../src/core/experiment/doseResponse';
+import { doseResponsePage, type DoseResponseCells } from '../src/core/experiment/doseResponse';
 import { runCells, type MapRun } from '../src/core/experiment/helpsMap';
 import type { RunSummary } from '../src/core/experiment/summary';
 import { parseFlags, refuseBlankPaths } from './cliArgs';
@@ -62,18 +62,28 @@ export async function doseResponse(argv: string[], io: CliIo): Promise<number> {
   const intro = values.intro
     ? withFsErrors(values.intro, 'reading --intro', () => readFileSync(values.intro!, 'utf8'))
     : '';
+  const commit = currentCommit();
+  const date = new Date().toISOString().slice(0, 10);
   const page = doseResponsePage(cells, {
     title: values.title ?? `RetireOPD − OPD throughout by teacher error level, ${values.env}`,
     env: values.env,
     intro,
     command: ['node --import tsx cli/doseResponse.ts', ...argv.map(shellWord)].join(' '),
-    commit: currentCommit(),
-    date: new Date().toISOString().slice(0, 10),
+    commit,
+    date,
   });
   const out = values.out ?? join(values.dir, 'dose-response.md');
   const json = out.replace(/\.md$/, '') + '.json';
+  // the cells as the tab's map ships them (cli/outcomeFiles.ts): their source is this page, no stored run ids
+  const source = relative(process.cwd(), out).split(sep).join('/');
+  const shipped: DoseResponseCells = {
+    page: source,
+    commit,
+    date,
+    cells: cells.map((c) => ({ ...c, source, note: 'paired by seed, from this sweep', runIds: [] })),
+  };
   withFsErrors(out, 'writing the page', () => writeFileSync(out, `${page}\n`));
-  withFsErrors(json, 'writing the cells', () => writeFileSync(json, `${JSON.stringify(cells, null, 2)}\n`));
+  withFsErrors(json, 'writing the cells', () => writeFileSync(json, `${JSON.stringify(shipped, null, 2)}\n`));
   io.stdout(`${page}\n\npage: ${out}\ncells: ${json}\n`);
   return 0;
 }

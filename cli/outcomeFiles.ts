@@ -1,11 +1,13 @@
 // `node --import tsx cli/outcomeFiles.ts`: the app's held-out result files, generated from the committed protocol
 // pages (docs/outcomes/protocol-*.md) so that no number the app shows about them is typed by hand:
 //   public/demo/seed-spread.json         where the recorded seed (DEMO_SEED) sits among the reporting seeds
-//   public/outcomes/where-it-helps.json  RetireOPD − OPD throughout per environment × misleading fraction
+//   public/outcomes/where-it-helps.json  RetireOPD − OPD throughout per environment × misleading fraction (with
+//                                        the cells of docs/outcomes/dose-response-*.json, cli/doseResponse.ts)
 // `npm run record-demo` writes them too; test/cli/outcomeFiles.test.ts fails when a shipped file is stale.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DEMO_FOLDER, DEMO_SEED } from '../src/core/experiment/demoRecording';
+import type { DoseResponseCells } from '../src/core/experiment/doseResponse';
 import { bestCells, HELPS_MAP_FILE, pageCells, type HelpsMap } from '../src/core/experiment/helpsMap';
 import { parseOutcomePage, type OutcomePage } from '../src/core/experiment/outcomePage';
 import { SEED_SPREAD_FILE, seedSpreadOf } from '../src/core/experiment/seedSpread';
@@ -32,6 +34,12 @@ export function outcomeFiles(root: string = ROOT): { path: string; text: string 
   if (!demo) throw new Error(`${OUTCOMES}: no ${DEMO_ENV} page with a "RetireOPD − OPD throughout" line`);
   const spread = seedSpreadOf(demo.page, demo.file, DEMO_SEED);
 
+  // the dose–response sweeps' cells, committed beside their pages (cli/doseResponse.ts)
+  const doses: DoseResponseCells[] = readdirSync(join(root, OUTCOMES))
+    .filter((f) => /^dose-response-.*\.json$/.test(f))
+    .sort()
+    .map((f) => JSON.parse(readFileSync(join(root, OUTCOMES, f), 'utf8')) as DoseResponseCells);
+
   const fractions = new Map<string, number>();
   const fractionOf = (env: string): number => {
     if (!fractions.has(env)) fractions.set(env, readPreset(`retire-${env}`).config.env.misleadingSkillFraction);
@@ -41,8 +49,14 @@ export function outcomeFiles(root: string = ROOT): { path: string; text: string 
     comparison: 'RetireOPD − OPD throughout',
     unit: 'points',
     level: 0.95,
-    pages: pages.map((p) => ({ file: p.file, commit: p.page.commit, date: p.page.date })),
-    cells: bestCells(pages.flatMap((p) => pageCells(p.page, p.file, fractionOf(p.page.env)))),
+    pages: [
+      ...pages.map((p) => ({ file: p.file, commit: p.page.commit, date: p.page.date })),
+      ...doses.map((d) => ({ file: d.page, commit: d.commit, date: d.date })),
+    ],
+    cells: bestCells([
+      ...pages.flatMap((p) => pageCells(p.page, p.file, fractionOf(p.page.env))),
+      ...doses.flatMap((d) => d.cells),
+    ]),
   };
   return [
     { path: `public/${DEMO_FOLDER}/${SEED_SPREAD_FILE}`, text: JSON.stringify(spread, null, 2) + '\n' },

@@ -43,7 +43,13 @@ describe('the dose–response command', () => {
     expect(page).toContain('| 1 | +2.0 | +0.0 |');
     expect(page).toContain('| 2 | +4.0 | +10.0 |');
     expect(page).toMatch(/Slope over seeds: \+3\.0 ± /);
-    const cells = JSON.parse(readFileSync(join(dir, 'page.json'), 'utf8')) as { misleadingFraction: number }[];
-    expect(cells.map((c) => c.misleadingFraction)).toEqual([0, 0.5]);
+    const shipped = JSON.parse(readFileSync(join(dir, 'page.json'), 'utf8')) as {
+      page: string;
+      cells: { misleadingFraction: number; source: string; runIds: string[] }[];
+    };
+    expect(shipped.cells.map((c) => c.misleadingFraction)).toEqual([0, 0.5]);
+    // as the tab's map ships them: the page as their source, no stored run ids
+    expect(shipped.cells.every((c) => c.source === shipped.page && c.runIds.length === 0)).toBe(true);
+    expect(shipped.page).toMatch(/page\.md$/);
   });
 });

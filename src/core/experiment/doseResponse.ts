@@ -9,6 +9,15 @@ import { seedInterval, type SeedInterval } from './seedStatistics';
 import { verdictOf } from './pairedArms';
 import { signedPoints } from './seedSpread';
 
+/** A dose–response page's cells as they are committed beside it (PAGE.json), for the tab's map. */
+export interface DoseResponseCells {
+  /** the page, from the repository root */
+  page: string;
+  commit: string;
+  date: string;
+  cells: HelpsCell[];
+}
+
 /** One seed's least-squares line of its paired differences (points) on the misleading fraction. */
 export interface SeedSlope {
   seed: number;
