@@ -84,13 +84,19 @@ export function pageCells(page: OutcomePage, file: string, presetFraction: numbe
   return cells;
 }
 
-/** Of several pages' cells, the one with the most seeds per (env, fraction) — a later page on ties. */
+/**
+ * Of several sources' cells per (env, fraction), the most informative: one with an interval before one without, then
+ * the one with the most seeds, then the later one on ties.
+ */
 export function bestCells(cells: readonly HelpsCell[]): HelpsCell[] {
+  const rank = (c: HelpsCell): [number, number] => [c.halfWidth !== null && c.n >= 2 ? 1 : 0, c.n];
   const best = new Map<string, HelpsCell>();
   for (const c of cells) {
     const key = cellKey(c);
     const held = best.get(key);
-    if (!held || c.n >= held.n) best.set(key, c);
+    const [ci, cn] = rank(c);
+    const [hi, hn] = held ? rank(held) : [-1, -1];
+    if (!held || ci > hi || (ci === hi && cn >= hn)) best.set(key, c);
   }
   return [...best.values()].sort((a, b) => a.env.localeCompare(b.env) || a.misleadingFraction - b.misleadingFraction);
 }

@@ -4,6 +4,7 @@ import {
   cellText,
   type HelpsCell,
   type MapRun,
+  bestCells,
   pageCells,
   runCells,
 } from '../../../src/core/experiment/helpsMap';
@@ -78,5 +79,17 @@ describe('the where-it-helps map', () => {
     expect(c.mean).toBeCloseTo(0, 10);
     expect(c.halfWidth).toBeCloseTo(127.062, 2);
     expect(c.runIds).toEqual(['r1', 'o1', 'r2', 'o2']);
+  });
+
+  it('keeps per cell a source with an interval over one without, then the one with more seeds, then the later', () => {
+    const means = cell({ misleadingFraction: 0, n: 10, halfWidth: null, source: 'protocol.md' });
+    const paired = cell({ misleadingFraction: 0, n: 5, halfWidth: 4, source: 'dose.md' });
+    const more = cell({ misleadingFraction: 0, n: 6, halfWidth: 9, source: 'more.md' });
+    const later = cell({ misleadingFraction: 0, n: 6, halfWidth: 1, source: 'later.md' });
+    expect(bestCells([means, paired]).map((c) => c.source)).toEqual(['dose.md']);
+    expect(bestCells([paired, means]).map((c) => c.source)).toEqual(['dose.md']);
+    expect(bestCells([paired, more, means]).map((c) => c.source)).toEqual(['more.md']);
+    expect(bestCells([more, later]).map((c) => c.source)).toEqual(['later.md']);
+    expect(bestCells([means, cell({ source: 'other.md' })]).map((c) => c.misleadingFraction)).toEqual([0, 0.375]);
   });
 });
