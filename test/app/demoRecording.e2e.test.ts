@@ -14,6 +14,7 @@ import type { ExperimentConfig } from '../../src/core/experiment/config';
 import { checkpointRunOrder } from '../../src/core/runLog/checkpointName';
 import { readRecordedRun } from '../../src/core/runLog/recordedRunFiles';
 import { frameOf, playbackTimeline } from '../../src/core/runLog/runPlayback';
+import { HUE } from '../../src/app/charts/chartPalette';
 import { launchChromium } from '../support/chromium';
 import { ROOT } from './appServer';
 import { buildAndPreview, type PreviewedBuild } from './previewBuild';
@@ -118,13 +119,13 @@ describe('the instant demo in a real browser', { shuffle: false }, () => {
   it(`races the recording: a live retire-shell run on the recordings' seed (${manifest.seed}) draws the recording faintly behind its curves`, async () => {
     await page.getByTestId('playback-source').waitFor();
     await page.getByRole('button', { name: 'close', exact: true }).click();
-    const raced = page.getByTestId('train-success').locator('path[stroke="#d1d5db"]');
+    const raced = page.getByTestId('train-success').locator(`path[stroke="${HUE.faint}"]`);
     expect(await raced.count()).toBe(0);
     await page.getByLabel('preset', { exact: true }).selectOption('retire-shell');
     await page.getByLabel('seed', { exact: true }).fill(String(manifest.seed));
     await page.getByLabel('backend', { exact: true }).selectOption('wasm');
     await page.getByTestId('run-start').click();
-    // the recording's validation success (#d1d5db) behind the live run's, from the moment the run has its config
+    // the recording's validation success (the faint line colour) behind the live run's, from the moment the run has its config
     await raced.first().waitFor({ timeout: 60_000 });
     await page.getByRole('button', { name: 'Stop' }).click();
     await expect
