@@ -4,39 +4,26 @@
 // of the paired difference on the error level over seeds (src/core/experiment/doseResponse.ts). The page carries
 // the command, the commit and the date, and the cells go beside it as JSON (PAGE with .json) for the tab's map.
 // Node only.
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { UserError, withFsErrors } from '../src/core/errors';
-import { validateConfig } from '../src/core/experiment/config';
 import { doseResponsePage, type DoseResponseCells } from '../src/core/experiment/doseResponse';
 import { runCells, type MapRun } from '../src/core/experiment/helpsMap';
-import type { RunSummary } from '../src/core/experiment/summary';
 import { parseFlags, refuseBlankPaths } from './cliArgs';
 import { isEntryPoint, runCliMain, type CliIo } from './cliMain';
 import { currentCommit } from './gitCommit';
-import { readJson, shellWord } from './pairedReport';
+import { completedRuns, shellWord } from './pairedReport';
 
 const USAGE =
   'usage: node --import tsx cli/doseResponse.ts --dir SWEEP_DIR --env NAME [--title TEXT] [--intro FILE] [--out PAGE]';
 
 /** Every completed run directly under `dir`, as the map reads a run. */
 export function readMapRuns(dir: string): MapRun[] {
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UserError(`--dir ${dir}: not a folder`);
-  const runs: MapRun[] = [];
-  for (const name of readdirSync(dir).sort()) {
-    const runDir = join(dir, name);
-    const summaryPath = join(runDir, 'summary.json');
-    if (!statSync(runDir).isDirectory() || !existsSync(summaryPath)) continue;
-    const summary = readJson(summaryPath) as RunSummary;
-    if (summary.status !== 'completed') continue;
-    const configPath = join(runDir, 'config.json');
-    runs.push({
-      id: name,
-      config: validateConfig(readJson(configPath), configPath),
-      testSuccess: summary.test.successRate,
-    });
-  }
-  return runs;
+  return completedRuns(dir).map(({ name, config, summary }) => ({
+    id: name,
+    config,
+    testSuccess: summary.test.successRate,
+  }));
 }
 
 export async function doseResponse(argv: string[], io: CliIo): Promise<number> {

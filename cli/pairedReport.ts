@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError, withFsErrors } from '../src/core/errors';
-import { getConfigValue, validateConfig } from '../src/core/experiment/config';
+import { getConfigValue, validateConfig, type ExperimentConfig } from '../src/core/experiment/config';
 import { pairedArmsPage, type ArmRun } from '../src/core/experiment/pairedArms';
 import type { RunSummary } from '../src/core/experiment/summary';
 import { parseFlags, refuseBlankPaths } from './cliArgs';
@@ -26,10 +26,10 @@ export function readJson(path: string): unknown {
   }
 }
 
-/** Every completed run (summary.json with status completed, and config.json) directly under `dir`. */
-export function readArmRuns(dir: string, key: string): ArmRun[] {
+/** Every completed run directly under `dir` (summary.json with status completed), with its validated config.json. */
+export function completedRuns(dir: string): { name: string; config: ExperimentConfig; summary: RunSummary }[] {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UserError(`--dir ${dir}: not a folder`);
-  const runs: ArmRun[] = [];
+  const runs: { name: string; config: ExperimentConfig; summary: RunSummary }[] = [];
   for (const name of readdirSync(dir).sort()) {
     const runDir = join(dir, name);
     const summaryPath = join(runDir, 'summary.json');
@@ -37,16 +37,20 @@ export function readArmRuns(dir: string, key: string): ArmRun[] {
     const summary = readJson(summaryPath) as RunSummary;
     if (summary.status !== 'completed') continue;
     const configPath = join(runDir, 'config.json');
-    const config = validateConfig(readJson(configPath), configPath);
-    runs.push({
-      arm: String(getConfigValue(config, key)),
-      seed: summary.seed,
-      test: summary.test.successRate,
-      testAt: new Map(summary.temperatureControl.map((t) => [t.temperature, t.successRate])),
-      triggerStep: summary.gate.triggerStep,
-    });
+    runs.push({ name, config: validateConfig(readJson(configPath), configPath), summary });
   }
   return runs;
+}
+
+/** Every completed run directly under `dir`, as an arm of the `key` axis. */
+export function readArmRuns(dir: string, key: string): ArmRun[] {
+  return completedRuns(dir).map(({ config, summary }) => ({
+    arm: String(getConfigValue(config, key)),
+    seed: summary.seed,
+    test: summary.test.successRate,
+    testAt: new Map(summary.temperatureControl.map((t) => [t.temperature, t.successRate])),
+    triggerStep: summary.gate.triggerStep,
+  }));
 }
 
 /** One argument as a POSIX shell reads it back: bare when plain, else single-quoted. */

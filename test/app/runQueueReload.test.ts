@@ -84,6 +84,33 @@ async function storeRun(
   await repo.append(lines, []);
 }
 
+/**
+ * Two lanes over one repository whose RetireOPD (adaptive) run ends only once `awaited` shows in the log — so a
+ * queue that leaves the other lane idle keeps that run waiting, and the test fails at its timeout.
+ */
+function twoLanes(repo: MemoryRunRepository, awaited: (log: readonly string[]) => boolean) {
+  const log: string[] = [];
+  let seen = () => {};
+  const going = new Promise<void>((resolve) => (seen = resolve));
+  const goOn = (schedule: string) => (schedule === 'adaptive' ? going : Promise.resolve());
+  const locks = new MemoryLocks();
+  const lane = (name: string) => {
+    let t = 1000;
+    const runs = createRunsStore(
+      async () => repo,
+      createRunStore(() => new LaneWorker(repo, name, log, goOn), { sharedControl: false }),
+      async () => null,
+      () => t++,
+      { locks, broadcast: () => {} },
+    );
+    runs.subscribe(() => {
+      if (awaited(log)) seen();
+    });
+    return runs;
+  };
+  return { log, lanes: [lane('A'), lane('B')] };
+}
+
 describe('a run queue continued after a reload, in two lanes', () => {
   // GRPO skips the teacher stage: its trajectory key differs from RetireOPD's, so it never joins that group, whether
   // the reload left the rider 'running' (as the queue stores a rider) or 'pending' (as a failed leader leaves it)
@@ -91,27 +118,8 @@ describe('a run queue continued after a reload, in two lanes', () => {
     'resumes GRPO in the second lane while the first resumes RetireOPD mid-teacher (its rider stored %s)',
     async (riderStatus) => {
       const repo = new MemoryRunRepository();
-      const log: string[] = [];
-      // the leader ends only once the other lane has resumed GRPO (a queue that leaves that lane idle keeps the
-      // leader waiting, and the test fails at its timeout)
-      let grpoResumed = () => {};
-      const grpoGoing = new Promise<void>((resolve) => (grpoResumed = resolve));
-      const goOn = (schedule: string) => (schedule === 'adaptive' ? grpoGoing : Promise.resolve());
-      const locks = new MemoryLocks();
-      const lane = (name: string) => {
-        let t = 1000;
-        const runs = createRunsStore(
-          async () => repo,
-          createRunStore(() => new LaneWorker(repo, name, log, goOn), { sharedControl: false }),
-          async () => null,
-          () => t++,
-          { locks, broadcast: () => {} },
-        );
-        runs.subscribe(() => {
-          if (log.some((l) => l.endsWith('resumes none'))) grpoResumed();
-        });
-        return runs;
-      };
+      // the leader ends only once the other lane has resumed GRPO
+      const { log, lanes } = twoLanes(repo, (l) => l.some((x) => x.endsWith('resumes none')));
       const lesson = loadPreset('schedules', lookupPreset, PRESET_NAMES);
       const queue = createQueue(lesson, [], 'cpu', [0], { 'student.schedule': ['adaptive', 'never', 'none'] }, 5, 3);
       // the reload came while RetireOPD (its rider OPD throughout along) was in its teacher stage, and GRPO at its
@@ -127,7 +135,7 @@ describe('a run queue continued after a reload, in two lanes', () => {
           status: i === 1 ? riderStatus : 'running',
         })),
       };
-      const done = await runQueue(reloaded, repo, [lane('A'), lane('B')], () => undefined);
+      const done = await runQueue(reloaded, repo, lanes, () => undefined);
       // A resumed the leader (its rider's stored record, without a checkpoint, keeps it from riding: it starts alone),
       // and B resumed GRPO before A's leader ended
       expect(log).toContain('A resumes adaptive');
@@ -148,27 +156,8 @@ describe('a run queue continued after a reload, in two lanes', () => {
 
   it('starts the population’s items that cannot ride in the free lane, not after the leader in its own', async () => {
     const repo = new MemoryRunRepository();
-    const log: string[] = [];
-    // the leader ends only once the other lane has started OPD throughout (a queue that leaves that lane idle keeps
-    // the leader waiting, and the test fails at its timeout)
-    let started = () => {};
-    const neverGoing = new Promise<void>((resolve) => (started = resolve));
-    const goOn = (schedule: string) => (schedule === 'adaptive' ? neverGoing : Promise.resolve());
-    const locks = new MemoryLocks();
-    const lane = (name: string) => {
-      let t = 1000;
-      const runs = createRunsStore(
-        async () => repo,
-        createRunStore(() => new LaneWorker(repo, name, log, goOn), { sharedControl: false }),
-        async () => null,
-        () => t++,
-        { locks, broadcast: () => {} },
-      );
-      runs.subscribe(() => {
-        if (log.includes('B starts never')) started();
-      });
-      return runs;
-    };
+    // the leader ends only once the other lane has started OPD throughout
+    const { log, lanes } = twoLanes(repo, (l) => l.includes('B starts never'));
     const lesson = loadPreset('schedules', lookupPreset, PRESET_NAMES);
     const queue = createQueue(lesson, [], 'cpu', [0], { 'student.schedule': ['adaptive', 'never'] }, 5, 3);
     // the reload came at RetireOPD's student step 10, past the step riders join at: OPD throughout (nothing stored)
@@ -182,7 +171,7 @@ describe('a run queue continued after a reload, in two lanes', () => {
         status: i === 0 ? 'running' : 'pending',
       })),
     };
-    const done = await runQueue(reloaded, repo, [lane('A'), lane('B')], () => undefined);
+    const done = await runQueue(reloaded, repo, lanes, () => undefined);
     // B started OPD throughout while A's leader still trained (the two starts come in either order)
     expect(log.slice(0, 2).sort()).toEqual(['A resumes adaptive', 'B starts never']);
     expect(log.slice(2).sort()).toEqual(['A ends adaptive', 'B ends never']);
