@@ -1,21 +1,25 @@
-// `node --import tsx cli/doseResponse.ts --dir SWEEP_DIR --env NAME [--title T] [--intro FILE] [--out PAGE]`: the
-// finished RetireOPD (student.schedule adaptive) and OPD-throughout (never) runs of a sweep over
-// env.misleadingSkillFraction, paired on the seed per error level (the "where it helps" map's cells), and the slope
-// of the paired difference on the error level over seeds (src/core/experiment/doseResponse.ts). The page carries
-// the command, the commit and the date, and the cells go beside it as JSON (PAGE with .json) for the tab's map.
-// Node only.
+// `node --import tsx cli/doseResponse.ts --dir SWEEP_DIR [--dir …] [--cells FILE …] --env NAME [--title T]
+// [--intro FILE] [--out PAGE]`: the finished RetireOPD (student.schedule adaptive) and OPD-throughout (never) runs of
+// sweeps over env.misleadingSkillFraction — one sweep folder per task world (env.seed) or several worlds in one —
+// paired on the seed per world and error level (the "where it helps" map's cells), each world's slope of the paired
+// difference on the error level, and the slope pooled over worlds (src/core/experiment/doseResponse.ts). --cells adds
+// the cells (and teacher rows) of an earlier page's JSON whose run folders are gone; a cell the folders measure wins.
+// The page carries the command, the commit and the date; the cells and the teacher rows go beside it as JSON (PAGE
+// with .json) for the tab's map. Node only.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { UserError, withFsErrors } from '../src/core/errors';
-import { doseResponsePage, type DoseResponseCells } from '../src/core/experiment/doseResponse';
-import { runCells, type MapRun } from '../src/core/experiment/helpsMap';
+import { doseResponsePage, type DoseResponseCells, type TeacherLevel } from '../src/core/experiment/doseResponse';
+import { cellKey, runCells, type HelpsCell, type MapRun } from '../src/core/experiment/helpsMap';
+import type { ExperimentConfig } from '../src/core/experiment/config';
+import type { RunSummary } from '../src/core/experiment/summary';
 import { parseFlags, refuseBlankPaths } from './cliArgs';
 import { isEntryPoint, runCliMain, type CliIo } from './cliMain';
 import { currentCommit } from './gitCommit';
 import { completedRuns, shellWord } from './pairedReport';
 
 const USAGE =
-  'usage: node --import tsx cli/doseResponse.ts --dir SWEEP_DIR --env NAME [--title TEXT] [--intro FILE] [--out PAGE]';
+  'usage: node --import tsx cli/doseResponse.ts --dir SWEEP_DIR [--dir …] [--cells FILE …] --env NAME [--title TEXT] [--intro FILE] [--out PAGE]';
 
 /** Every completed run directly under `dir`, as the map reads a run. */
 export function readMapRuns(dir: string): MapRun[] {
@@ -26,9 +30,49 @@ export function readMapRuns(dir: string): MapRun[] {
   }));
 }
 
+/** Per world and level of `env`: the teacher's mean S_T over the runs, and the RetireOPD runs' retirements. */
+export function teacherLevels(
+  runs: readonly { config: ExperimentConfig; summary: RunSummary }[],
+  env: string,
+): TeacherLevel[] {
+  const groups = new Map<string, { config: ExperimentConfig; summary: RunSummary }[]>();
+  for (const r of runs) {
+    if (r.config.env.name !== env) continue;
+    const key = `${r.config.env.seed}@${r.config.env.misleadingSkillFraction}`;
+    groups.set(key, [...(groups.get(key) ?? []), r]);
+  }
+  const levels: TeacherLevel[] = [];
+  for (const group of groups.values()) {
+    const scores = group.map((r) => r.summary.teacherPerformance).filter((x): x is number => typeof x === 'number');
+    if (scores.length === 0) continue;
+    const retire = group.filter((r) => r.config.student.schedule === 'adaptive');
+    const steps = retire.map((r) => r.summary.gate.triggerStep).filter((s): s is number => s !== null);
+    const first = group[0]!.config.env;
+    levels.push({
+      world: first.seed,
+      misleadingFraction: first.misleadingSkillFraction,
+      teacherSuccess: scores.reduce((a, b) => a + b, 0) / scores.length,
+      retireRuns: retire.length,
+      retired: steps.length,
+      triggerSteps: steps.length ? [Math.min(...steps), Math.max(...steps)] : null,
+    });
+  }
+  return levels.sort((a, b) => a.world - b.world || a.misleadingFraction - b.misleadingFraction);
+}
+
+/** An earlier page's cells file; a cell written before worlds were a factor is in the presets' world. */
+function readCellsFile(file: string): DoseResponseCells {
+  const parsed = withFsErrors(file, 'reading --cells', () => JSON.parse(readFileSync(file, 'utf8')) as unknown);
+  const d = parsed as Partial<DoseResponseCells>;
+  if (!d || typeof d !== 'object' || !Array.isArray(d.cells))
+    throw new UserError(`--cells ${file}: expected a dose–response cells file (an object with "cells": [...])`);
+  return d as DoseResponseCells;
+}
+
 export async function doseResponse(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseFlags(argv, {
-    dir: { type: 'string' },
+    dir: { type: 'string', multiple: true },
+    cells: { type: 'string', multiple: true },
     env: { type: 'string' },
     title: { type: 'string' },
     intro: { type: 'string' },
@@ -39,27 +83,47 @@ export async function doseResponse(argv: string[], io: CliIo): Promise<number> {
     io.stdout(`${USAGE}\n`);
     return 0;
   }
-  refuseBlankPaths({ dir: values.dir, out: values.out, intro: values.intro });
-  if (!values.dir || !values.env) throw new UserError(`--dir and --env are required\n${USAGE}`);
-  const cells = runCells(readMapRuns(values.dir)).filter((c) => c.env === values.env);
+  const dirs = values.dir ?? [];
+  const cellFiles = values.cells ?? [];
+  for (const d of dirs) refuseBlankPaths({ dir: d });
+  for (const f of cellFiles) refuseBlankPaths({ cells: f });
+  refuseBlankPaths({ out: values.out, intro: values.intro });
+  if ((dirs.length === 0 && cellFiles.length === 0) || !values.env)
+    throw new UserError(`--env and at least one --dir or --cells are required\n${USAGE}`);
+  const env = values.env;
+  const runs = dirs.flatMap((d) => completedRuns(d));
+  const measured = runCells(
+    runs.map(({ name, config, summary }) => ({ id: name, config, testSuccess: summary.test.successRate })),
+  ).filter((c) => c.env === env);
+  const earlier = cellFiles.map(readCellsFile);
+  const have = new Set(measured.map(cellKey));
+  const carried: HelpsCell[] = earlier.flatMap((d) => d.cells).filter((c) => c.env === env && !have.has(cellKey(c)));
+  const cells = [...carried, ...measured];
   if (cells.length === 0)
     throw new UserError(
-      `--dir ${values.dir}: no RetireOPD and OPD-throughout runs of env ${values.env} pair on a seed`,
+      `no RetireOPD and OPD-throughout runs of env ${env} pair on a seed in ${[...dirs, ...cellFiles].join(', ')}`,
     );
+  const fromRuns = teacherLevels(runs, env);
+  const seen = new Set(fromRuns.map((t) => `${t.world}@${t.misleadingFraction}`));
+  const teachers = [
+    ...earlier.flatMap((d) => d.teachers ?? []).filter((t) => !seen.has(`${t.world}@${t.misleadingFraction}`)),
+    ...fromRuns,
+  ].sort((a, b) => a.world - b.world || a.misleadingFraction - b.misleadingFraction);
   const intro = values.intro
     ? withFsErrors(values.intro, 'reading --intro', () => readFileSync(values.intro!, 'utf8'))
     : '';
   const commit = currentCommit();
   const date = new Date().toISOString().slice(0, 10);
   const page = doseResponsePage(cells, {
-    title: values.title ?? `RetireOPD − OPD throughout by teacher error level, ${values.env}`,
-    env: values.env,
+    title: values.title ?? `RetireOPD − OPD throughout by teacher error level, ${env}`,
+    env,
     intro,
     command: ['node --import tsx cli/doseResponse.ts', ...argv.map(shellWord)].join(' '),
     commit,
     date,
+    teachers,
   });
-  const out = values.out ?? join(values.dir, 'dose-response.md');
+  const out = values.out ?? join(dirs[0] ?? '.', 'dose-response.md');
   const json = out.replace(/\.md$/, '') + '.json';
   // the cells as the tab's map ships them (cli/outcomeFiles.ts): their source is this page, no stored run ids
   const source = relative(process.cwd(), out).split(sep).join('/');
@@ -67,7 +131,10 @@ export async function doseResponse(argv: string[], io: CliIo): Promise<number> {
     page: source,
     commit,
     date,
-    cells: cells.map((c) => ({ ...c, source, note: 'paired by seed, from this sweep', runIds: [] })),
+    cells: cells
+      .map((c) => ({ ...c, source, note: 'paired by seed, from this page’s sweeps', runIds: [] }))
+      .sort((a, b) => a.world - b.world || a.misleadingFraction - b.misleadingFraction),
+    teachers,
   };
   withFsErrors(out, 'writing the page', () => writeFileSync(out, `${page}\n`));
   withFsErrors(json, 'writing the cells', () => writeFileSync(json, `${JSON.stringify(shipped, null, 2)}\n`));

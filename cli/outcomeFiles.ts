@@ -40,11 +40,8 @@ export function outcomeFiles(root: string = ROOT): { path: string; text: string 
     .sort()
     .map((f) => JSON.parse(readFileSync(join(root, OUTCOMES, f), 'utf8')) as DoseResponseCells);
 
-  const fractions = new Map<string, number>();
-  const fractionOf = (env: string): number => {
-    if (!fractions.has(env)) fractions.set(env, readPreset(`retire-${env}`).config.env.misleadingSkillFraction);
-    return fractions.get(env)!;
-  };
+  // a protocol page runs its environment's retire- preset: its misleading fraction and its world (env.seed)
+  const presetEnv = (env: string) => readPreset(`retire-${env}`).config.env;
   const map: HelpsMap = {
     comparison: 'RetireOPD − OPD throughout',
     unit: 'points',
@@ -54,7 +51,9 @@ export function outcomeFiles(root: string = ROOT): { path: string; text: string 
       ...doses.map((d) => ({ file: d.page, commit: d.commit, date: d.date })),
     ],
     cells: bestCells([
-      ...pages.flatMap((p) => pageCells(p.page, p.file, fractionOf(p.page.env))),
+      ...pages.flatMap((p) =>
+        pageCells(p.page, p.file, presetEnv(p.page.env).misleadingSkillFraction, presetEnv(p.page.env).seed),
+      ),
       ...doses.flatMap((d) => d.cells),
     ]),
   };

@@ -41,20 +41,20 @@ describe('the where-it-helps view in a real browser', () => {
     expect(drawn.sort()).toEqual(shipped.cells.map((c) => [cellKey(c), cellSign(c)]).sort());
     // the held-out result as the pages print it: shell a null, shop measurably lower
     expect(Object.fromEntries(drawn)).toMatchObject({
-      'shell@0.375': 'null',
-      'house@0.2': 'null',
-      'shop@0.2': 'lower',
+      'shell#1@0.375': 'null',
+      'house#1@0.2': 'null',
+      'shop#1@0.2': 'lower',
     });
     expect(await page.getByTestId('helps-sparse').textContent()).toContain('The map is sparse');
 
-    await page.locator('[data-cell="shop@0.2"]').click();
+    await page.locator('[data-cell="shop#1@0.2"]').click();
     const detail = page.getByTestId('helps-detail-text');
     await detail.waitFor({ timeout: 30_000 });
     expect(await detail.textContent()).toContain('−4.6 ± 3.9 (n = 10; RetireOPD measurably lower)');
     expect(await detail.textContent()).toContain('docs/outcomes/protocol-shop-reporting.md');
     expect(await page.getByTestId('helps-no-runs').isVisible()).toBe(true);
     expect(await page.getByTestId('helps-queue').isEnabled()).toBe(true);
-    expect(await page.locator('[data-cell="shop@0.2"]').getAttribute('aria-pressed')).toBe('true');
+    expect(await page.locator('[data-cell="shop#1@0.2"]').getAttribute('aria-pressed')).toBe('true');
     expect(errors).toEqual([]);
   }, 300_000);
 });

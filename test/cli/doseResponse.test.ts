@@ -11,16 +11,28 @@ import { DEFAULT_CONFIG } from '../../src/core/experiment/configSchema';
 const dir = mkdtempSync(join(tmpdir(), 'dose-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function run(schedule: string, fraction: number, seed: number, success: number): void {
-  const d = join(dir, `${schedule}_${fraction}_seed-${seed}`);
-  mkdirSync(d);
+function run(schedule: string, fraction: number, seed: number, success: number, world = 1, trigger = 100): void {
+  const folder = join(dir, `world${world}`);
+  const d = join(folder, `${schedule}_${fraction}_seed-${seed}`);
+  mkdirSync(d, { recursive: true });
   const cfg = applyOverrides(DEFAULT_CONFIG, [
     `student.schedule=${schedule}`,
     `env.misleadingSkillFraction=${fraction}`,
+    `env.seed=${world}`,
     `seed=${seed}`,
   ]);
   writeFileSync(join(d, 'config.json'), JSON.stringify(cfg));
-  writeFileSync(join(d, 'summary.json'), JSON.stringify({ seed, status: 'completed', test: { successRate: success } }));
+  const retired = schedule === 'adaptive';
+  writeFileSync(
+    join(d, 'summary.json'),
+    JSON.stringify({
+      seed,
+      status: 'completed',
+      test: { successRate: success },
+      teacherPerformance: 1 - fraction,
+      gate: { retired, triggerStep: retired ? trigger + seed : null },
+    }),
+  );
 }
 
 describe('the dose–response command', () => {
@@ -37,12 +49,12 @@ describe('the dose–response command', () => {
     const env = DEFAULT_CONFIG.env.name;
     const out = join(dir, 'page.md');
     const io = { stdout: () => undefined, stderr: () => undefined };
-    expect(await doseResponse(['--dir', dir, '--env', env, '--out', out], io)).toBe(0);
+    expect(await doseResponse(['--dir', join(dir, 'world1'), '--env', env, '--out', out], io)).toBe(0);
     const page = readFileSync(out, 'utf8');
     // slopes: seed 1 (0 → 10 over 0.5) = 20 points per unit = +2.0 per 10 %; seed 2 (10 → 30) = 40 = +4.0 per 10 %
     expect(page).toContain('| 1 | +2.0 | +0.0 |');
     expect(page).toContain('| 2 | +4.0 | +10.0 |');
-    expect(page).toMatch(/Slope over seeds: \+3\.0 ± /);
+    expect(page).toMatch(/Slope over seeds in world 1: \+3\.0 ± /);
     const shipped = JSON.parse(readFileSync(join(dir, 'page.json'), 'utf8')) as {
       page: string;
       cells: { misleadingFraction: number; source: string; runIds: string[] }[];
@@ -51,5 +63,48 @@ describe('the dose–response command', () => {
     // as the tab's map ships them: the page as their source, no stored run ids
     expect(shipped.cells.every((c) => c.source === shipped.page && c.runIds.length === 0)).toBe(true);
     expect(shipped.page).toMatch(/page\.md$/);
+  });
+
+  it('adds a second world’s folder and an earlier page’s cells, and pools the slope over worlds', async () => {
+    // world 2 at fractions 0 and 0.5: seed 1 differences 0 → −10, seed 2: 0 → −10 (slope −20 per unit each)
+    run('adaptive', 0, 1, 0.5, 2, 50);
+    run('never', 0, 1, 0.5, 2);
+    run('adaptive', 0, 2, 0.5, 2, 50);
+    run('never', 0, 2, 0.5, 2);
+    run('adaptive', 0.5, 1, 0.4, 2, 50);
+    run('never', 0.5, 1, 0.5, 2);
+    run('adaptive', 0.5, 2, 0.4, 2, 50);
+    run('never', 0.5, 2, 0.5, 2);
+    const env = DEFAULT_CONFIG.env.name;
+    const io = { stdout: () => undefined, stderr: () => undefined };
+    // world 1 now only as the first test's cells file: its folder is not read again
+    const out = join(dir, 'both.md');
+    const argv = ['--dir', join(dir, 'world2'), '--cells', join(dir, 'page.json'), '--env', env, '--out', out];
+    expect(await doseResponse(argv, io)).toBe(0);
+    const page = readFileSync(out, 'utf8');
+    // world 1 slopes +2.0 and +4.0 per 10 % (mean +3.0), world 2 −2.0 and −2.0 (mean −2.0): over worlds +0.5
+    expect(page).toContain('## World 1 (env.seed 1)');
+    expect(page).toContain('## World 2 (env.seed 2)');
+    expect(page).toMatch(/\*\*Slope over worlds: \+0\.5 ± .* \(n = 2 worlds; no measurable slope\)/);
+    // S_T and the gate from world 2's runs: S_T 1 − fraction, both RetireOPD runs retired at 51 and 52
+    expect(page).toContain('| 2 | 0.5 | 50.0 % | 2 of 2 | 51–52 |');
+    const shipped = JSON.parse(readFileSync(join(dir, 'both.json'), 'utf8')) as {
+      cells: { world: number; misleadingFraction: number }[];
+      teachers: { world: number }[];
+    };
+    expect(shipped.cells.map((c) => [c.world, c.misleadingFraction])).toEqual([
+      [1, 0],
+      [1, 0.5],
+      [2, 0],
+      [2, 0.5],
+    ]);
+    expect(shipped.teachers.map((t) => t.world)).toEqual([1, 1, 2, 2]);
+  });
+
+  it('refuses a cells file that is not one, naming it', async () => {
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, '{"rows": []}');
+    const io = { stdout: () => undefined, stderr: () => undefined };
+    await expect(doseResponse(['--cells', bad, '--env', 'shell'], io)).rejects.toThrow(/--cells .*bad\.json: expected/);
   });
 });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { outcomeFiles } from '../../cli/outcomeFiles';
 import { ROOT } from '../../cli/presetFiles';
-import { helpsMapSchema } from '../../src/core/experiment/helpsMap';
+import { cellKey, helpsMapSchema } from '../../src/core/experiment/helpsMap';
 import { seedSpreadSchema } from '../../src/core/experiment/seedSpread';
 
 const files = outcomeFiles();
@@ -21,25 +21,23 @@ describe('the shipped held-out result files', () => {
     expect(s.source).toBe('docs/outcomes/protocol-shell-reporting.md');
   });
 
-  it('hold one cell per environment and misleading fraction the pages cover', () => {
+  it('hold one cell per environment, task world and misleading fraction the pages cover', () => {
     const m = helpsMapSchema.parse(JSON.parse(shipped('public/outcomes/where-it-helps.json')));
     const one = (x: number) => x.toFixed(1);
     expect(
-      m.cells.map(
-        (c) => `${c.env}@${c.misleadingFraction} ${one(c.mean)}${c.halfWidth === null ? '' : ` ± ${one(c.halfWidth)}`}`,
-      ),
+      m.cells.map((c) => `${cellKey(c)} ${one(c.mean)}${c.halfWidth === null ? '' : ` ± ${one(c.halfWidth)}`}`),
     ).toEqual([
-      'house@0 -7.2',
-      'house@0.2 -0.4 ± 2.9',
+      'house#1@0 -7.2',
+      'house#1@0.2 -0.4 ± 2.9',
       // shell's cells other than 0.375 come from the dose–response sweep (five seeds, each with an interval)
-      'shell@0 -17.3 ± 12.9',
-      'shell@0.125 -18.4 ± 13.2',
-      'shell@0.25 -0.6 ± 6.1',
-      'shell@0.375 3.6 ± 11.6',
-      'shell@0.5 0.8 ± 8.3',
-      'shell@0.625 -4.0 ± 10.5',
-      'shop@0 -7.9',
-      'shop@0.2 -4.6 ± 3.9',
+      'shell#1@0 -17.3 ± 12.9',
+      'shell#1@0.125 -18.4 ± 13.2',
+      'shell#1@0.25 -0.6 ± 6.1',
+      'shell#1@0.375 3.6 ± 11.6',
+      'shell#1@0.5 0.8 ± 8.3',
+      'shell#1@0.625 -4.0 ± 10.5',
+      'shop#1@0 -7.9',
+      'shop#1@0.2 -4.6 ± 3.9',
     ]);
   });
 });

@@ -1,5 +1,5 @@
 // "Where it helps": a small heatmap of RetireOPD − OPD throughout (test success, points, paired by seed) over
-// environment × teacher error level (env.misleadingSkillFraction). Each cell shows mean ± 95 % interval; it is
+// environment × task world (env.seed, a row each) × teacher error level (env.misleadingSkillFraction). Each cell shows mean ± 95 % interval; it is
 // coloured by sign only when the interval excludes 0, grey otherwise (a null), hatched grey when its source gives no
 // interval. Cells come from the held-out pages (shipped file) and from this browser's own finished runs that pair up
 // (configs equal but for the schedule). Clicking a cell lists its source and runs; a button queues the cell.
@@ -17,6 +17,7 @@ import { ENV_NAMES } from '../../core/methodVocabulary';
 import { MISLEADING_KEY } from '../../core/experiment/protocolPlan';
 import { REPORTING_SEEDS } from '../../core/experiment/seedProtocol';
 import { signedPoints } from '../../core/experiment/seedSpread';
+import { worldName, worldTeacher } from '../../core/experiment/taskWorlds';
 import { createQueue } from '../runs/runQueue';
 import { queueStore, runsStore, useRuns } from '../runs/storedRuns';
 import { fetchPresetCatalog } from '../train/presetCatalog';
@@ -92,7 +93,12 @@ export function HelpsView() {
   }, [runs]);
   const shipped = useMemo(() => new Map((map?.cells ?? []).map((c) => [cellKey(c), c])), [map]);
   const all = [...(map?.cells ?? []), ...own.values()];
-  const envs = [...new Set(all.map((c) => c.env))].sort(envOrder);
+  // one row per environment and task world: "shell", "shell, world 2"
+  const rows = [...new Map(all.map((c) => [`${c.env}#${c.world}`, { env: c.env, world: c.world }])).values()].sort(
+    (a, b) => envOrder(a.env, b.env) || a.world - b.world,
+  );
+  const rowName = (r: { env: string; world: number }) =>
+    rows.some((o) => o.env === r.env && o.world !== r.world) ? `${r.env}, ${worldName(r.world)}` : r.env;
   const fractions = [...new Set(all.map((c) => c.misleadingFraction))].sort((a, b) => a - b);
   const pickedCell = picked === null ? null : (shipped.get(picked) ?? own.get(picked) ?? null);
   const pickedOwn = picked === null ? undefined : own.get(picked);
@@ -103,9 +109,11 @@ export function HelpsView() {
   const queueCell = async (c: HelpsCell) => {
     try {
       const preset = (await fetchPresetCatalog()).load(`retire-${c.env}`);
+      // the cell's world runs with that world's own teacher
+      const teacher = worldTeacher(c.env, c.world, preset.config.teacher.checkpoint);
       const queue = createQueue(
         preset,
-        [`${MISLEADING_KEY}=${c.misleadingFraction}`],
+        [`${MISLEADING_KEY}=${c.misleadingFraction}`, `env.seed=${c.world}`, `teacher.checkpoint=${teacher}`],
         'auto',
         REPORTING_SEEDS.slice(0, seeds),
         {
@@ -134,15 +142,16 @@ export function HelpsView() {
         green or red only when its interval excludes 0; grey is no measurable difference; hatched grey has no interval.
       </p>
       <p className="muted" data-testid="helps-sparse">
-        The map is sparse: the held-out pages measured {shipped.size} cells (each environment at its preset’s misleading
-        fraction and at 0), and your own finished runs add cells where a RetireOPD run and an OPD-throughout run differ
-        only in the schedule.
+        The map is sparse: the committed pages measured {shipped.size} cells (each environment at its preset’s
+        misleading fraction and at 0 in its preset’s task world; the dose–response sweeps more levels and worlds, each
+        world with a teacher of its own), and your own finished runs add cells where a RetireOPD run and an
+        OPD-throughout run differ only in the schedule.
       </p>
       {error ? <p className="error">The shipped map did not load ({error}).</p> : null}
       <table className="helps-map" data-testid="helps-map">
         <thead>
           <tr>
-            <th scope="col">environment ╲ misleading fraction</th>
+            <th scope="col">environment (task world) ╲ misleading fraction</th>
             {fractions.map((f) => (
               <th scope="col" key={f}>
                 {f}
@@ -151,11 +160,11 @@ export function HelpsView() {
           </tr>
         </thead>
         <tbody>
-          {envs.map((env) => (
-            <tr key={env}>
-              <th scope="row">{env}</th>
+          {rows.map(({ env, world }) => (
+            <tr key={`${env}#${world}`}>
+              <th scope="row">{rowName({ env, world })}</th>
               {fractions.map((f) => {
-                const key = cellKey({ env, misleadingFraction: f });
+                const key = cellKey({ env, world, misleadingFraction: f });
                 return (
                   <CellButton
                     key={key}
@@ -173,7 +182,8 @@ export function HelpsView() {
       {pickedCell ? (
         <div className="helps-detail" data-testid="helps-detail">
           <h3>
-            {pickedCell.env} at misleading fraction {pickedCell.misleadingFraction}
+            {pickedCell.env}, {worldName(pickedCell.world)} (env.seed {pickedCell.world}), at misleading fraction{' '}
+            {pickedCell.misleadingFraction}
           </h3>
           <p data-testid="helps-detail-text">
             {cellText(pickedCell)} — {pickedCell.source}: {pickedCell.note}.

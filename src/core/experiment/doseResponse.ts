@@ -1,13 +1,17 @@
-// The dose–response of RetireOPD − OPD throughout on the teacher's error level (env.misleadingSkillFraction) in one
-// task world: the map's cells of one environment (helpsMap.ts: the paired difference per level, by seed) and the
-// slope of the paired difference on the error level. The slope is a two-stage, per-seed regression: each seed's
-// least-squares slope over the levels it ran (points per unit of misleading fraction), then their mean and 95 %
-// Student-t interval over seeds — each seed is one observation of the slope, so the interval holds the
-// seed-to-seed spread without a model of how one seed's cells covary (a mixed model would assume one).
+// The dose–response of RetireOPD − OPD throughout on the teacher's error level (env.misleadingSkillFraction), per
+// task world and across worlds: the map's cells of one environment (helpsMap.ts: the paired difference per world and
+// level, by seed) and the slope of the paired difference on the error level. Within a world the slope is a
+// two-stage, per-seed regression: each seed's least-squares slope over the levels it ran (points per unit of
+// misleading fraction), then their mean and 95 % Student-t interval over seeds — each seed is one observation of
+// the slope, so the interval holds the seed-to-seed spread without a model of how one seed's cells covary (a mixed
+// model would assume one). Across worlds the per-world regressions are pooled: each world's slope over the levels
+// every world ran, then their mean and t-interval over worlds (n − 1 = worlds − 1 degrees of freedom) — the world is
+// the unit a claim about "the method" generalises over, so few worlds give a wide interval, as they should.
 import { cellText, type HelpsCell } from './helpsMap';
+import { worldName } from './taskWorlds';
 import { seedInterval, type SeedInterval } from './seedStatistics';
 import { verdictOf } from './pairedArms';
-import { signedPoints } from './seedSpread';
+import { intervalWords, signedPoints } from './seedSpread';
 
 /** A dose–response page's cells as they are committed beside it (PAGE.json), for the tab's map. */
 export interface DoseResponseCells {
@@ -16,6 +20,21 @@ export interface DoseResponseCells {
   commit: string;
   date: string;
   cells: HelpsCell[];
+  /** the teacher and the gate per world and level (absent in files written before worlds were a factor) */
+  teachers?: TeacherLevel[];
+}
+
+/** What the teacher scored and what the gate did in one world at one error level, over the level's runs. */
+export interface TeacherLevel {
+  world: number;
+  misleadingFraction: number;
+  /** S_T: the frozen teacher's validation success (0–1), mean over the level's runs */
+  teacherSuccess: number;
+  /** RetireOPD runs at the level, and how many of them retired the teacher */
+  retireRuns: number;
+  retired: number;
+  /** first and last trigger step among those that retired; null when none did */
+  triggerSteps: [number, number] | null;
 }
 
 /** One seed's least-squares line of its paired differences (points) on the misleading fraction. */
@@ -58,6 +77,50 @@ export function pooledSlope(cells: readonly HelpsCell[]): { perSeed: SeedSlope[]
   return { perSeed, slope: seedInterval(perSeed.map((s) => s.slope)) };
 }
 
+/** The worlds the cells cover, ascending. */
+export function cellWorlds(cells: readonly HelpsCell[]): number[] {
+  return [...new Set(cells.map((c) => c.world))].sort((a, b) => a - b);
+}
+
+/** The error levels every world ran (ascending): the levels a slope comparable across worlds is fitted on. */
+export function commonLevels(cells: readonly HelpsCell[]): number[] {
+  const worlds = cellWorlds(cells);
+  const levels = [...new Set(cells.map((c) => c.misleadingFraction))].sort((a, b) => a - b);
+  return levels.filter((f) => worlds.every((w) => cells.some((c) => c.world === w && c.misleadingFraction === f)));
+}
+
+export interface AcrossWorlds {
+  /** the levels the slopes are fitted on */
+  levels: number[];
+  /** each world's slope over its seeds on those levels */
+  perWorld: { world: number; slope: SeedInterval }[];
+  /** the mean of the worlds' slopes, t-interval over worlds: the pooled per-world regression */
+  overWorlds: SeedInterval;
+  /** every (world, seed) slope as one observation: narrower, but it ignores that a world's seeds share the world */
+  overReplicates: SeedInterval;
+}
+
+/** The slope across worlds on the levels every world ran (points per unit fraction). */
+export function acrossWorlds(cells: readonly HelpsCell[]): AcrossWorlds {
+  const levels = commonLevels(cells);
+  const onLevels = cells.filter((c) => levels.includes(c.misleadingFraction));
+  const perWorld = cellWorlds(cells).map((world) => {
+    const slopes = seedSlopes(onLevels.filter((c) => c.world === world));
+    return { world, slope: seedInterval(slopes.map((s) => s.slope)), slopes };
+  });
+  return {
+    levels,
+    perWorld: perWorld.map(({ world, slope }) => ({ world, slope })),
+    overWorlds: seedInterval(perWorld.map((w) => w.slope.mean)),
+    overReplicates: seedInterval(perWorld.flatMap((w) => w.slopes.map((s) => s.slope))),
+  };
+}
+
+/** One level across worlds: the mean of the worlds' mean differences, t-interval over worlds (points). */
+export function levelAcrossWorlds(cells: readonly HelpsCell[], fraction: number): SeedInterval {
+  return seedInterval(cells.filter((c) => c.misleadingFraction === fraction).map((c) => c.mean));
+}
+
 export interface DoseResponsePageOptions {
   title: string;
   /** the environment the cells are of */
@@ -67,10 +130,12 @@ export interface DoseResponsePageOptions {
   command: string;
   commit: string;
   date: string;
+  /** the teacher's S_T and the gate's retirements per world and level, where known */
+  teachers?: readonly TeacherLevel[];
 }
 
-/** "+12.3 ± 20.1 points per 10 % more misleading entries (n = 5 seeds; no measurable difference)". */
-export function slopeWords(slope: SeedInterval): string {
+/** "+12.3 ± 20.1 points per 10 % more misleading entries (n = 5 seeds; no measurable slope)". */
+export function slopeWords(slope: SeedInterval, unit: 'seeds' | 'worlds' | 'world × seed slopes' = 'seeds'): string {
   const per10 = (x: number) => x / 10;
   if (slope.n < 2 || !Number.isFinite(slope.halfWidth))
     return `${signedPoints(per10(slope.mean))} points per 10 % more misleading entries (n = ${slope.n}; no interval)`;
@@ -83,15 +148,103 @@ export function slopeWords(slope: SeedInterval): string {
         : 'no measurable slope';
   return (
     `${signedPoints(per10(slope.mean))} ± ${per10(slope.halfWidth).toFixed(1)} points per 10 % more misleading ` +
-    `entries (n = ${slope.n} seeds; ${words})`
+    `entries (n = ${slope.n} ${unit}; ${words})`
   );
 }
 
-/** The page: the cells of `env` by level, each seed's slope, and the slope over seeds in words. */
+const pct = (x: number): string => `${(100 * x).toFixed(1)} %`;
+
+/** The teachers' table: S_T and retirements per world and level. */
+function teacherLines(teachers: readonly TeacherLevel[]): string[] {
+  if (teachers.length === 0) return [];
+  const sorted = [...teachers].sort((a, b) => a.world - b.world || a.misleadingFraction - b.misleadingFraction);
+  return [
+    '## The teacher and the gate',
+    '',
+    'S_T is the frozen teacher’s validation success (the gate’s metric), mean over the level’s runs; retirements count',
+    'the RetireOPD runs whose gate retired the teacher, with the first and last trigger step.',
+    '',
+    '| world | misleading fraction | S_T | retired | trigger steps |',
+    '|---|---|---|---|---|',
+    ...sorted.map(
+      (t) =>
+        `| ${t.world} | ${t.misleadingFraction} | ${pct(t.teacherSuccess)} | ${t.retired} of ${t.retireRuns} | ` +
+        `${t.triggerSteps ? `${t.triggerSteps[0]}–${t.triggerSteps[1]}` : '–'} |`,
+    ),
+    '',
+  ];
+}
+
+/** One world: its cells by level with each seed's difference, each seed's slope, and the slope over seeds. */
+function worldLines(own: readonly HelpsCell[], world: number): string[] {
+  const cells = own.filter((c) => c.world === world);
+  const { perSeed, slope } = pooledSlope(cells);
+  const seeds = [...new Set(cells.flatMap((c) => (c.perSeed ?? []).map((p) => p.seed)))].sort((a, b) => a - b);
+  return [
+    `## ${worldName(world)[0]!.toUpperCase()}${worldName(world).slice(1)} (env.seed ${world})`,
+    '',
+    `| misleading fraction | RetireOPD − OPD throughout | ${seeds.map((s) => `seed ${s}`).join(' | ')} |`,
+    `|---|---|${seeds.map(() => '---|').join('')}`,
+    ...cells.map((c) => {
+      const by = new Map((c.perSeed ?? []).map((p) => [p.seed, p.difference]));
+      const cellsText = seeds.map((s) => (by.has(s) ? signedPoints(by.get(s)!) : '–'));
+      return `| ${c.misleadingFraction} | ${cellText(c)} | ${cellsText.join(' | ')} |`;
+    }),
+    '',
+    '| seed | slope, points per 10 % | fitted difference at 0 |',
+    '|---|---|---|',
+    ...perSeed.map((s) => `| ${s.seed} | ${signedPoints(s.slope / 10)} | ${signedPoints(s.intercept)} |`),
+    '',
+    `**Slope over seeds in ${worldName(world)}: ${slopeWords(slope)}.**`,
+    '',
+  ];
+}
+
+/** Across worlds: each level's mean over worlds, and the pooled per-world slope on the levels every world ran. */
+function acrossLines(own: readonly HelpsCell[]): string[] {
+  const worlds = cellWorlds(own);
+  if (worlds.length < 2) return [];
+  const across = acrossWorlds(own);
+  const levels = [...new Set(own.map((c) => c.misleadingFraction))].sort((a, b) => a - b);
+  const short = (c: HelpsCell | undefined): string =>
+    !c ? '–' : c.halfWidth === null ? signedPoints(c.mean) : `${signedPoints(c.mean)} ± ${c.halfWidth.toFixed(1)}`;
+  return [
+    '## Across worlds',
+    '',
+    'Per level: each world’s mean difference (over its seeds), and their mean with a t-interval over the worlds that ran',
+    'the level (n = worlds; a level one world ran has no interval across worlds).',
+    '',
+    `| misleading fraction | ${worlds.map((w) => worldName(w)).join(' | ')} | over worlds |`,
+    `|---|${worlds.map(() => '---|').join('')}---|`,
+    ...levels.map((f) => {
+      const at = worlds.map((w) => own.find((c) => c.world === w && c.misleadingFraction === f));
+      const over = levelAcrossWorlds(own, f);
+      const overText =
+        over.n < 2
+          ? '–'
+          : `${signedPoints(over.mean)} ± ${over.halfWidth.toFixed(1)} (n = ${over.n} worlds; ` +
+            `${intervalWords(over.mean, over.halfWidth, over.n)})`;
+      return `| ${f} | ${at.map(short).join(' | ')} | ${overText} |`;
+    }),
+    '',
+    `The slope across worlds, fitted on the levels every world ran (${across.levels.join(', ')}): each world’s`,
+    'per-seed slopes averaged (a per-world regression), then pooled over worlds with a t-interval over worlds.',
+    '',
+    '| world | slope over its seeds, points per 10 % |',
+    '|---|---|',
+    ...across.perWorld.map((w) => `| ${w.world} | ${slopeWords(w.slope)} |`),
+    '',
+    `**Slope over worlds: ${slopeWords(across.overWorlds, 'worlds')}.** Counting every world’s seed as one`,
+    `observation instead (it ignores that a world’s seeds share the world and its teacher): ${slopeWords(across.overReplicates, 'world × seed slopes')}.`,
+    '',
+  ];
+}
+
+/** The page: the teacher per world, each world's cells and slope, and the slope across worlds in words. */
 export function doseResponsePage(cells: readonly HelpsCell[], o: DoseResponsePageOptions): string {
-  const own = cells.filter((c) => c.env === o.env).sort((a, b) => a.misleadingFraction - b.misleadingFraction);
-  const { perSeed, slope } = pooledSlope(own);
-  const seeds = [...new Set(own.flatMap((c) => (c.perSeed ?? []).map((p) => p.seed)))].sort((a, b) => a - b);
+  const own = cells
+    .filter((c) => c.env === o.env)
+    .sort((a, b) => a.world - b.world || a.misleadingFraction - b.misleadingFraction);
   const lines = [
     `# ${o.title}`,
     '',
@@ -100,29 +253,14 @@ export function doseResponsePage(cells: readonly HelpsCell[], o: DoseResponsePag
     `Command: \`${o.command}\``,
     '',
     `Commit ${o.commit}, ${o.date}. Test success at T = 1; differences in points (RetireOPD − OPD throughout, paired on`,
-    'the seed); intervals are 95 % Student-t over seeds; an interval that holds zero reads as no measurable difference.',
+    'the seed); intervals are 95 % Student-t over seeds (or over worlds where said); an interval that holds zero reads',
+    'as no measurable difference. Within a world the slope is a two-stage regression: each seed’s least-squares line',
+    'of its differences on the misleading fraction, then the mean of the seeds’ slopes with its t-interval (n − 1',
+    'degrees of freedom).',
     '',
-    '## By teacher error level',
-    '',
-    `| misleading fraction | RetireOPD − OPD throughout | ${seeds.map((s) => `seed ${s}`).join(' | ')} |`,
-    `|---|---|${seeds.map(() => '---|').join('')}`,
-    ...own.map((c) => {
-      const by = new Map((c.perSeed ?? []).map((p) => [p.seed, p.difference]));
-      const cellsText = seeds.map((s) => (by.has(s) ? signedPoints(by.get(s)!) : '–'));
-      return `| ${c.misleadingFraction} | ${cellText(c)} | ${cellsText.join(' | ')} |`;
-    }),
-    '',
-    '## The slope on the error level',
-    '',
-    'Each seed’s least-squares line of its differences on the misleading fraction, then the mean of the seeds’ slopes',
-    'with its t-interval (n − 1 degrees of freedom): a two-stage regression, one slope per seed.',
-    '',
-    '| seed | slope, points per 10 % | fitted difference at 0 |',
-    '|---|---|---|',
-    ...perSeed.map((s) => `| ${s.seed} | ${signedPoints(s.slope / 10)} | ${signedPoints(s.intercept)} |`),
-    '',
-    `**Slope over seeds: ${slopeWords(slope)}.**`,
-    '',
+    ...teacherLines(o.teachers ?? []),
+    ...cellWorlds(own).flatMap((w) => worldLines(own, w)),
+    ...acrossLines(own),
   ];
   return lines.join('\n');
 }

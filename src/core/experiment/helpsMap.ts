@@ -1,5 +1,6 @@
 // "Where RetireOPD helps": the paired difference RetireOPD − OPD throughout (test success, points, by seed) per cell
-// of environment × teacher error level (env.misleadingSkillFraction) — a sparse map. Its cells come from the
+// of environment × task world (env.seed, each world with its own teacher: taskWorlds.ts) × teacher error level
+// (env.misleadingSkillFraction) — a sparse map. Its cells come from the
 // committed held-out pages (shipped as public/outcomes/where-it-helps.json by cli/outcomeFiles.ts) and from the
 // user's own stored runs: a RetireOPD run (student.schedule adaptive) and an OPD-throughout run (never) whose
 // configs are equal but for the schedule pair up on their seed.
@@ -13,6 +14,8 @@ export const HELPS_MAP_FILE = 'outcomes/where-it-helps.json';
 
 const cellSchema = z.strictObject({
   env: z.string(),
+  /** the task world: the runs' env.seed (the presets' own world is DEFAULT_WORLD) */
+  world: z.number().int().min(0),
   /** the teacher's error level: the fraction of skill entries that point the wrong way */
   misleadingFraction: z.number().min(0).max(1),
   /** where the numbers come from: a page path, or "your runs" */
@@ -49,12 +52,13 @@ const OPD0 = 'OPD throughout, no misleading skills';
  * per-seed values as printed); at fraction 0, the two no-misleading arms' means on the same seeds (the page lists
  * no per-seed values for them, so no interval).
  */
-export function pageCells(page: OutcomePage, file: string, presetFraction: number): HelpsCell[] {
+export function pageCells(page: OutcomePage, file: string, presetFraction: number, world: number): HelpsCell[] {
   const cells: HelpsCell[] = [];
   const line = page.paired.find((p) => p.arm === 'OPD throughout');
   if (line) {
     cells.push({
       env: page.env,
+      world,
       misleadingFraction: presetFraction,
       source: file,
       n: line.n,
@@ -71,6 +75,7 @@ export function pageCells(page: OutcomePage, file: string, presetFraction: numbe
   if (retire && r0 && o0 && r0.n === retire.n && o0.n === retire.n) {
     cells.push({
       env: page.env,
+      world,
       misleadingFraction: 0,
       source: file,
       n: r0.n,
@@ -85,7 +90,7 @@ export function pageCells(page: OutcomePage, file: string, presetFraction: numbe
 }
 
 /**
- * Of several sources' cells per (env, fraction), the most informative: one with an interval before one without, then
+ * Of several sources' cells per (env, world, fraction), the most informative: one with an interval before one without, then
  * the one with the most seeds, then the later one on ties.
  */
 export function bestCells(cells: readonly HelpsCell[]): HelpsCell[] {
@@ -98,17 +103,21 @@ export function bestCells(cells: readonly HelpsCell[]): HelpsCell[] {
     const [hi, hn] = held ? rank(held) : [-1, -1];
     if (!held || ci > hi || (ci === hi && cn >= hn)) best.set(key, c);
   }
-  return [...best.values()].sort((a, b) => a.env.localeCompare(b.env) || a.misleadingFraction - b.misleadingFraction);
+  return [...best.values()].sort(
+    (a, b) => a.env.localeCompare(b.env) || a.world - b.world || a.misleadingFraction - b.misleadingFraction,
+  );
 }
 
-export const cellKey = (c: { env: string; misleadingFraction: number }): string => `${c.env}@${c.misleadingFraction}`;
+/** "shell#1@0.375": environment, task world, misleading fraction. */
+export const cellKey = (c: { env: string; world: number; misleadingFraction: number }): string =>
+  `${c.env}#${c.world}@${c.misleadingFraction}`;
 
 /** A stored run as the map needs it: its config's parts and its final test success (0–1), null until it ends. */
 export interface MapRun {
   readonly id: string;
   readonly config: {
     readonly seed: number;
-    readonly env: { readonly name: string; readonly misleadingSkillFraction: number };
+    readonly env: { readonly name: string; readonly seed: number; readonly misleadingSkillFraction: number };
     readonly student: { readonly schedule: string };
   };
   readonly testSuccess: number | null;
@@ -150,6 +159,7 @@ export function runCells(runs: readonly MapRun[]): HelpsCell[] {
     const first = g.retire.get(seeds[0] as number)!.config;
     cells.push({
       env: first.env.name,
+      world: first.env.seed,
       misleadingFraction: first.env.misleadingSkillFraction,
       source: 'your runs',
       n: seeds.length,

@@ -1,9 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { doseResponsePage, pooledSlope, seedSlopes, slopeWords } from '../../../src/core/experiment/doseResponse';
+import {
+  acrossWorlds,
+  commonLevels,
+  doseResponsePage,
+  levelAcrossWorlds,
+  pooledSlope,
+  seedSlopes,
+  slopeWords,
+} from '../../../src/core/experiment/doseResponse';
 import type { HelpsCell } from '../../../src/core/experiment/helpsMap';
 
-const cell = (fraction: number, perSeed: [number, number][]): HelpsCell => ({
+const cell = (fraction: number, perSeed: [number, number][], world = 1): HelpsCell => ({
   env: 'shell',
+  world,
   misleadingFraction: fraction,
   source: 'your runs',
   n: perSeed.length,
@@ -73,6 +82,82 @@ describe('the dose–response of RetireOPD − OPD throughout on the teacher’s
     expect(rows.map((r) => r.split(' | ')[0])).toEqual(['| 0', '| 0.5']);
     expect(page).toContain('| 1 | +2.0 | +0.0 |');
     expect(page).toContain('| 2 | −0.8 | +4.0 |');
-    expect(page).toMatch(/\*\*Slope over seeds: \+0\.6 ± .* points per 10 % more misleading entries \(n = 2 seeds;/);
+    expect(page).toMatch(
+      /\*\*Slope over seeds in world 1: \+0\.6 ± .* points per 10 % more misleading entries \(n = 2 seeds;/,
+    );
+    // one world: no section across worlds
+    expect(page).not.toContain('## Across worlds');
+  });
+
+  it('pools the worlds’ slopes on the levels every world ran, with a t-interval over worlds (hand-computed)', () => {
+    // world 1 ran 0, 0.5, 1; world 2 ran 0 and 1 only → common levels 0 and 1.
+    // world 1 on {0, 1}: seed 1 (0 → 20) slope 20, seed 2 (4 → 2) slope −2 → mean 9
+    // world 2 on {0, 1}: seed 1 (−10 → 10) slope 20, seed 2 (0 → 10) slope 10 → mean 15
+    const cells = [
+      cell(0, [
+        [1, 0],
+        [2, 4],
+      ]),
+      cell(0.5, [
+        [1, 10],
+        [2, 0],
+      ]),
+      cell(1, [
+        [1, 20],
+        [2, 2],
+      ]),
+      cell(
+        0,
+        [
+          [1, -10],
+          [2, 0],
+        ],
+        2,
+      ),
+      cell(
+        1,
+        [
+          [1, 10],
+          [2, 10],
+        ],
+        2,
+      ),
+    ];
+    expect(commonLevels(cells)).toEqual([0, 1]);
+    const a = acrossWorlds(cells);
+    expect(a.perWorld.map((w) => [w.world, w.slope.mean])).toEqual([
+      [1, 9],
+      [2, 15],
+    ]);
+    // over worlds: mean 12, sd √18, half-width 12.7062 · √18 / √2 = 38.119
+    expect(a.overWorlds.n).toBe(2);
+    expect(a.overWorlds.mean).toBeCloseTo(12, 12);
+    expect(a.overWorlds.halfWidth).toBeCloseTo((12.7062047 * Math.sqrt(18)) / Math.SQRT2, 4);
+    // every (world, seed) slope: 20, −2, 20, 10 → mean 12, sd √(64 + 196 + 64 + 4)/3 = √(328/3)
+    expect(a.overReplicates.n).toBe(4);
+    expect(a.overReplicates.mean).toBeCloseTo(12, 12);
+    expect(a.overReplicates.sd).toBeCloseTo(Math.sqrt(328 / 3), 12);
+    // level 0 across worlds: world means 2 and −5 → mean −1.5; level 0.5 only in world 1 → n = 1
+    expect(levelAcrossWorlds(cells, 0).mean).toBeCloseTo(-1.5, 12);
+    expect(levelAcrossWorlds(cells, 0.5).n).toBe(1);
+    const page = doseResponsePage(cells, {
+      title: 'T',
+      env: 'shell',
+      intro: '',
+      command: 'c',
+      commit: 'abc',
+      date: '2026-12-06',
+      teachers: [
+        { world: 2, misleadingFraction: 0, teacherSuccess: 0.98, retireRuns: 2, retired: 1, triggerSteps: [110, 110] },
+      ],
+    });
+    expect(page).toContain('## World 1 (env.seed 1)');
+    expect(page).toContain('## World 2 (env.seed 2)');
+    expect(page).toContain('| 2 | 0 | 98.0 % | 1 of 2 | 110–110 |');
+    // the level one world ran has no interval across worlds
+    expect(page).toContain('| 0.5 | +5.0 ± 1.0 | – | – |');
+    expect(page).toMatch(
+      /\*\*Slope over worlds: \+1\.2 ± 3\.8 points per 10 % .* \(n = 2 worlds; no measurable slope\)/,
+    );
   });
 });

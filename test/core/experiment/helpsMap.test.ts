@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  cellKey,
   cellSign,
   cellText,
   type HelpsCell,
@@ -12,6 +13,7 @@ import { parseOutcomePage } from '../../../src/core/experiment/outcomePage';
 
 const cell = (over: Partial<HelpsCell>): HelpsCell => ({
   env: 'shell',
+  world: 1,
   misleadingFraction: 0.375,
   source: 'p.md',
   n: 10,
@@ -23,9 +25,16 @@ const cell = (over: Partial<HelpsCell>): HelpsCell => ({
   ...over,
 });
 
-const run = (id: string, seed: number, schedule: string, success: number | null, fraction = 0.375): MapRun => ({
+const run = (
+  id: string,
+  seed: number,
+  schedule: string,
+  success: number | null,
+  fraction = 0.375,
+  world = 1,
+): MapRun => ({
   id,
-  config: { seed, env: { name: 'shell', misleadingSkillFraction: fraction }, student: { schedule } },
+  config: { seed, env: { name: 'shell', seed: world, misleadingSkillFraction: fraction }, student: { schedule } },
   testSuccess: success,
 });
 
@@ -53,11 +62,11 @@ describe('the where-it-helps map', () => {
       '| OPD throughout, no misleading skills | 2 | 96.8 ± 4.8 | −4.9 ± 6.6 | 0 of 2 | — |',
       'RetireOPD − OPD throughout: −0.4 ± 2.9 points over 2 seeds; RetireOPD is higher on 1 of 2 (per seed: 1000: −2.1, 1001: +4.0).',
     ].join('\n');
-    const cells = pageCells(parseOutcomePage(text, 'h.md'), 'h.md', 0.2);
-    expect(cells.map((c) => [c.env, c.misleadingFraction, c.mean, c.halfWidth, c.n])).toEqual([
-      ['house', 0.2, -0.4, 2.9, 2],
+    const cells = pageCells(parseOutcomePage(text, 'h.md'), 'h.md', 0.2, 1);
+    expect(cells.map((c) => [c.env, c.world, c.misleadingFraction, c.mean, c.halfWidth, c.n])).toEqual([
+      ['house', 1, 0.2, -0.4, 2.9, 2],
       // 89.6 − 96.8, no per-seed values on the page: no interval
-      ['house', 0, -7.2, null, 2],
+      ['house', 1, 0, -7.2, null, 2],
     ]);
   });
 
@@ -74,7 +83,7 @@ describe('the where-it-helps map', () => {
     ]);
     expect(cells).toHaveLength(1);
     const c = cells[0]!;
-    expect(c).toMatchObject({ env: 'shell', misleadingFraction: 0.375, n: 2, source: 'your runs' });
+    expect(c).toMatchObject({ env: 'shell', world: 1, misleadingFraction: 0.375, n: 2, source: 'your runs' });
     // differences +10 and −10 points: mean 0, sd = √200, half-width t(0.975, 1) · sd / √2 = 12.7062 · 10
     expect(c.mean).toBeCloseTo(0, 10);
     expect(c.halfWidth).toBeCloseTo(127.062, 2);
@@ -91,5 +100,22 @@ describe('the where-it-helps map', () => {
     expect(bestCells([paired, more, means]).map((c) => c.source)).toEqual(['more.md']);
     expect(bestCells([more, later]).map((c) => c.source)).toEqual(['later.md']);
     expect(bestCells([means, cell({ source: 'other.md' })]).map((c) => c.misleadingFraction)).toEqual([0, 0.375]);
+  });
+
+  it('keeps task worlds apart: the same level in two worlds is two cells, each paired within its world', () => {
+    const cells = runCells([
+      run('a1', 1, 'adaptive', 0.7, 0.375, 1),
+      run('b1', 1, 'never', 0.6, 0.375, 1),
+      run('a2', 1, 'adaptive', 0.2, 0.375, 2),
+      run('b2', 1, 'never', 0.5, 0.375, 2),
+      run('a3', 2, 'adaptive', 0.9, 0.375, 3), // its OPD partner is in another world: no pair
+      run('b3', 2, 'never', 0.1, 0.375, 2),
+    ]);
+    expect(cells.map((c) => [c.world, c.n, Math.round(c.mean)])).toEqual([
+      [1, 1, 10],
+      [2, 1, -30],
+    ]);
+    expect(cellKey(cells[1]!)).toBe('shell#2@0.375');
+    expect(bestCells([cell({ world: 2 }), cell({ world: 1 })]).map((c) => c.world)).toEqual([1, 2]);
   });
 });
