@@ -1,11 +1,14 @@
-// `npm run teachers -- [--tasks N] [--preset NAME …]`: the shipped teachers' skill dependence. For each
-// preset (default: retire-shell, retire-house, retire-shop that name a teacher.checkpoint), loads the frozen
+// `npm run teachers -- [--tasks N] [--preset NAME …] [--set key=value …]`: the shipped teachers' skill dependence.
+// For each preset (default: retire-shell, retire-house, retire-shop that name a teacher.checkpoint; --set overrides
+// apply to each, e.g. `--set env.seed=2 --set teacher.checkpoint=teachers/shell-world2` for another task world's
+// teacher in its own world), loads the frozen
 // teacher and reports its S_T (state.json), its success on the first N validation tasks with its skill and with a
 // blank skill segment (one sample per task at T = 1, wasm), the gap, and its success with the skill split by whether
 // the retrieved entry tells the truth or is misleading. A teacher worth distilling reads its skill.
 import { parseArgs } from 'node:util';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
+import { applyOverrides } from '../src/core/experiment/config';
 import { createEnvFor } from '../src/core/experiment/envFactory';
 import { initBackend } from '../src/engine/backend';
 import { PolicyModel } from '../src/engine/model';
@@ -20,7 +23,12 @@ const DEFAULT_PRESETS = ['retire-shell', 'retire-house', 'retire-shop'];
 async function main(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { tasks: { type: 'string' }, preset: { type: 'string', multiple: true }, seed: { type: 'string' } },
+    options: {
+      tasks: { type: 'string' },
+      preset: { type: 'string', multiple: true },
+      seed: { type: 'string' },
+      set: { type: 'string', multiple: true },
+    },
   });
   const tasks = Number(values.tasks ?? 256);
   if (!Number.isInteger(tasks) || tasks < 1)
@@ -31,7 +39,7 @@ async function main(argv: string[]): Promise<number> {
     'preset         teacher               S_T (state.json)  with skill  blank skill  gap (points)  truthful / misleading entries (tasks)',
   );
   for (const name of values.preset ?? DEFAULT_PRESETS) {
-    const cfg = readPreset(name).config;
+    const cfg = applyOverrides(readPreset(name).config, values.set ?? []);
     if (!cfg.teacher.checkpoint) {
       console.log(`${name.padEnd(14)} (trains its own teacher; nothing shipped)`);
       continue;
