@@ -8,7 +8,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DEMO_FOLDER, DEMO_SEED } from '../src/core/experiment/demoRecording';
 import type { DoseResponseCells } from '../src/core/experiment/doseResponse';
-import { bestCells, HELPS_MAP_FILE, pageCells, type HelpsMap } from '../src/core/experiment/helpsMap';
+import { bestCells, HELPS_MAP_FILE, pageCells, worldPooledCells, type HelpsMap } from '../src/core/experiment/helpsMap';
 import { parseOutcomePage, type OutcomePage } from '../src/core/experiment/outcomePage';
 import { SEED_SPREAD_FILE, seedSpreadOf } from '../src/core/experiment/seedSpread';
 import { isEntryPoint, runCliMain, type CliIo } from './cliMain';
@@ -42,6 +42,15 @@ export function outcomeFiles(root: string = ROOT): { path: string; text: string 
 
   // a protocol page runs its environment's retire- preset: its misleading fraction and its world (env.seed)
   const presetEnv = (env: string) => readPreset(`retire-${env}`).config.env;
+  const worldCells = bestCells([
+    ...pages.flatMap((p) =>
+      pageCells(p.page, p.file, presetEnv(p.page.env).misleadingSkillFraction, presetEnv(p.page.env).seed),
+    ),
+    ...doses.flatMap((d) => d.cells),
+  ]);
+  // each dose–response page's cells pooled over the task worlds it measured (a row of their own in the map), from
+  // the page's own cells so that the map's pooled row and the page's "over worlds" column agree
+  const pooled = doses.flatMap((d) => worldPooledCells(d.cells, d.page));
   const map: HelpsMap = {
     comparison: 'RetireOPD − OPD throughout',
     unit: 'points',
@@ -50,12 +59,7 @@ export function outcomeFiles(root: string = ROOT): { path: string; text: string 
       ...pages.map((p) => ({ file: p.file, commit: p.page.commit, date: p.page.date })),
       ...doses.map((d) => ({ file: d.page, commit: d.commit, date: d.date })),
     ],
-    cells: bestCells([
-      ...pages.flatMap((p) =>
-        pageCells(p.page, p.file, presetEnv(p.page.env).misleadingSkillFraction, presetEnv(p.page.env).seed),
-      ),
-      ...doses.flatMap((d) => d.cells),
-    ]),
+    cells: [...worldCells, ...pooled],
   };
   return [
     { path: `public/${DEMO_FOLDER}/${SEED_SPREAD_FILE}`, text: JSON.stringify(spread, null, 2) + '\n' },

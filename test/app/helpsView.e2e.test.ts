@@ -1,11 +1,11 @@
-// The "where it helps" view in a real Chromium on the dev server: the heatmap draws one cell per environment ×
-// misleading fraction the shipped file holds, coloured by sign only where the interval excludes 0, says the map is
+// The "where it helps" view in a real Chromium on the dev server: the heatmap draws one cell per environment × task
+// world × misleading fraction the shipped file holds (a row per environment and world), coloured by sign only where the interval excludes 0, says the map is
 // sparse, and a click on a cell opens its details (mean ± interval, source page, per-seed values, the queue button).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cellKey, cellSign, helpsMapSchema } from '../../src/core/experiment/helpsMap';
+import { ACROSS_WORLDS, cellKey, cellSign, helpsMapSchema } from '../../src/core/experiment/helpsMap';
 import { launchChromium } from '../support/chromium';
 import { ROOT, startAppServer, type AppServer } from './appServer';
 
@@ -46,6 +46,18 @@ describe('the where-it-helps view in a real browser', () => {
       'shop#1@0.2': 'lower',
     });
     expect(await page.getByTestId('helps-sparse').textContent()).toContain('The map is sparse');
+    // a row per environment and task world; an environment measured in several worlds names each
+    const rows = await page.locator('[data-testid="helps-map"] tbody th').allTextContents();
+    const worlds = new Map<string, Set<number>>();
+    for (const c of shipped.cells)
+      if (c.world !== ACROSS_WORLDS) worlds.set(c.env, (worlds.get(c.env) ?? new Set()).add(c.world));
+    const pooledEnvs = new Set(shipped.cells.filter((c) => c.world === ACROSS_WORLDS).map((c) => c.env));
+    const expected = [...worlds].flatMap(([env, ws]) => [
+      ...[...ws].map((w) => (ws.size > 1 ? `${env}, world ${w}` : env)),
+      ...(pooledEnvs.has(env) ? [`${env}, over worlds`] : []),
+    ]);
+    expect(rows.sort()).toEqual(expected.sort());
+    expect(rows).toEqual(expect.arrayContaining(['shell, world 2', 'shell, over worlds']));
 
     await page.locator('[data-cell="shop#1@0.2"]').click();
     const detail = page.getByTestId('helps-detail-text');

@@ -5,6 +5,7 @@
 // (configs equal but for the schedule). Clicking a cell lists its source and runs; a button queues the cell.
 import { useEffect, useMemo, useState } from 'react';
 import {
+  ACROSS_WORLDS,
   cellKey,
   cellSign,
   cellText,
@@ -93,12 +94,17 @@ export function HelpsView() {
   }, [runs]);
   const shipped = useMemo(() => new Map((map?.cells ?? []).map((c) => [cellKey(c), c])), [map]);
   const all = [...(map?.cells ?? []), ...own.values()];
-  // one row per environment and task world: "shell", "shell, world 2"
+  // one row per environment and task world ("shell", "shell, world 2"), then the row pooled over worlds
+  const worldOrder = (w: number) => (w === ACROSS_WORLDS ? Infinity : w);
   const rows = [...new Map(all.map((c) => [`${c.env}#${c.world}`, { env: c.env, world: c.world }])).values()].sort(
-    (a, b) => envOrder(a.env, b.env) || a.world - b.world,
+    (a, b) => envOrder(a.env, b.env) || worldOrder(a.world) - worldOrder(b.world),
   );
   const rowName = (r: { env: string; world: number }) =>
-    rows.some((o) => o.env === r.env && o.world !== r.world) ? `${r.env}, ${worldName(r.world)}` : r.env;
+    r.world === ACROSS_WORLDS
+      ? `${r.env}, over worlds`
+      : rows.some((o) => o.env === r.env && o.world !== r.world)
+        ? `${r.env}, ${worldName(r.world)}`
+        : r.env;
   const fractions = [...new Set(all.map((c) => c.misleadingFraction))].sort((a, b) => a - b);
   const pickedCell = picked === null ? null : (shipped.get(picked) ?? own.get(picked) ?? null);
   const pickedOwn = picked === null ? undefined : own.get(picked);
@@ -142,10 +148,12 @@ export function HelpsView() {
         green or red only when its interval excludes 0; grey is no measurable difference; hatched grey has no interval.
       </p>
       <p className="muted" data-testid="helps-sparse">
-        The map is sparse: the committed pages measured {shipped.size} cells (each environment at its preset’s
+        The map is sparse: the committed pages measured{' '}
+        {map?.cells.filter((c) => c.world !== ACROSS_WORLDS).length ?? 0} cells (each environment at its preset’s
         misleading fraction and at 0 in its preset’s task world; the dose–response sweeps more levels and worlds, each
-        world with a teacher of its own), and your own finished runs add cells where a RetireOPD run and an
-        OPD-throughout run differ only in the schedule.
+        world with a teacher of its own, and a row over worlds: the mean of the worlds’ means with an interval over
+        worlds), and your own finished runs add cells where a RetireOPD run and an OPD-throughout run differ only in the
+        schedule.
       </p>
       {error ? <p className="error">The shipped map did not load ({error}).</p> : null}
       <table className="helps-map" data-testid="helps-map">
@@ -182,8 +190,11 @@ export function HelpsView() {
       {pickedCell ? (
         <div className="helps-detail" data-testid="helps-detail">
           <h3>
-            {pickedCell.env}, {worldName(pickedCell.world)} (env.seed {pickedCell.world}), at misleading fraction{' '}
-            {pickedCell.misleadingFraction}
+            {pickedCell.env},{' '}
+            {pickedCell.world === ACROSS_WORLDS
+              ? 'over task worlds'
+              : `${worldName(pickedCell.world)} (env.seed ${pickedCell.world})`}
+            , at misleading fraction {pickedCell.misleadingFraction}
           </h3>
           <p data-testid="helps-detail-text">
             {cellText(pickedCell)} — {pickedCell.source}: {pickedCell.note}.
@@ -194,7 +205,7 @@ export function HelpsView() {
             </p>
           ) : null}
           {pickedOwn && pickedOwn !== pickedCell ? <p>Your runs: {cellText(pickedOwn)}.</p> : null}
-          {pickedOwn ? (
+          {pickedCell.world === ACROSS_WORLDS ? null : pickedOwn ? (
             <ul data-testid="helps-runs">
               {pickedOwn.runIds.map((id) => (
                 <li key={id}>
@@ -215,7 +226,7 @@ export function HelpsView() {
               it.
             </p>
           )}
-          <p className="buttons">
+          <p className="buttons" hidden={pickedCell.world === ACROSS_WORLDS}>
             <label>
               seeds{' '}
               <input

@@ -12,10 +12,13 @@ import { intervalWords, signedPoints } from './seedSpread';
 /** The shipped file's path under public/. */
 export const HELPS_MAP_FILE = 'outcomes/where-it-helps.json';
 
+/** The world of a cell pooled over task worlds (worldPooledCells): not an env.seed. */
+export const ACROSS_WORLDS = -1;
+
 const cellSchema = z.strictObject({
   env: z.string(),
-  /** the task world: the runs' env.seed (the presets' own world is DEFAULT_WORLD) */
-  world: z.number().int().min(0),
+  /** the task world: the runs' env.seed (the presets' own world is DEFAULT_WORLD), or ACROSS_WORLDS */
+  world: z.number().int().min(ACROSS_WORLDS),
   /** the teacher's error level: the fraction of skill entries that point the wrong way */
   misleadingFraction: z.number().min(0).max(1),
   /** where the numbers come from: a page path, or "your runs" */
@@ -106,6 +109,41 @@ export function bestCells(cells: readonly HelpsCell[]): HelpsCell[] {
   return [...best.values()].sort(
     (a, b) => a.env.localeCompare(b.env) || a.world - b.world || a.misleadingFraction - b.misleadingFraction,
   );
+}
+
+/**
+ * Per environment and level measured (with an interval) in at least two task worlds, the cell pooled over worlds:
+ * the mean of the worlds' mean differences with a 95 % t-interval over worlds (n counts worlds) — the world is the
+ * unit a claim about the method generalises over. Its world is ACROSS_WORLDS; no per-seed values.
+ */
+export function worldPooledCells(cells: readonly HelpsCell[], source: string): HelpsCell[] {
+  const groups = new Map<string, HelpsCell[]>();
+  for (const c of cells) {
+    if (c.world === ACROSS_WORLDS || c.halfWidth === null || c.n < 2) continue;
+    const key = `${c.env}@${c.misleadingFraction}`;
+    groups.set(key, [...(groups.get(key) ?? []), c]);
+  }
+  const pooled: HelpsCell[] = [];
+  for (const group of groups.values()) {
+    if (new Set(group.map((c) => c.world)).size !== group.length || group.length < 2) continue;
+    const byWorld = [...group].sort((a, b) => a.world - b.world);
+    const interval = seedInterval(byWorld.map((c) => c.mean));
+    pooled.push({
+      env: byWorld[0]!.env,
+      world: ACROSS_WORLDS,
+      misleadingFraction: byWorld[0]!.misleadingFraction,
+      source,
+      n: byWorld.length,
+      mean: interval.mean,
+      halfWidth: interval.halfWidth,
+      perSeed: null,
+      note:
+        `mean over ${byWorld.length} task worlds of each world’s mean, t-interval over worlds (n counts worlds): ` +
+        byWorld.map((c) => `world ${c.world} ${signedPoints(c.mean)} (n = ${c.n})`).join(', '),
+      runIds: [],
+    });
+  }
+  return pooled;
 }
 
 /** "shell#1@0.375": environment, task world, misleading fraction. */

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
+  ACROSS_WORLDS,
+  worldPooledCells,
   cellKey,
   cellSign,
   cellText,
@@ -117,5 +119,24 @@ describe('the where-it-helps map', () => {
     ]);
     expect(cellKey(cells[1]!)).toBe('shell#2@0.375');
     expect(bestCells([cell({ world: 2 }), cell({ world: 1 })]).map((c) => c.world)).toEqual([1, 2]);
+  });
+
+  it('pools a level measured in several worlds: the mean of the worlds’ means, a t-interval over worlds', () => {
+    const cells = [
+      cell({ world: 1, misleadingFraction: 0, mean: -10, halfWidth: 5, n: 5 }),
+      cell({ world: 2, misleadingFraction: 0, mean: 0, halfWidth: 5, n: 5 }),
+      cell({ world: 3, misleadingFraction: 0, mean: 4, halfWidth: 5, n: 5 }),
+      cell({ world: 1, misleadingFraction: 0.5, mean: 1, halfWidth: 2, n: 5 }), // one world only: not pooled
+      cell({ world: 2, misleadingFraction: 0.25, mean: 1, halfWidth: null, n: 5 }), // no interval: not pooled
+    ];
+    const pooled = worldPooledCells(cells, 'dose.md');
+    expect(pooled).toHaveLength(1);
+    const p = pooled[0]!;
+    expect(p).toMatchObject({ world: ACROSS_WORLDS, misleadingFraction: 0, n: 3, source: 'dose.md', perSeed: null });
+    // world means −10, 0, 4: mean −2, sd √52, half-width t(0.975, 2) · √52 / √3 = 4.3027 · 4.1633
+    expect(p.mean).toBeCloseTo(-2, 12);
+    expect(p.halfWidth).toBeCloseTo((4.30265273 * Math.sqrt(52)) / Math.sqrt(3), 4);
+    expect(p.note).toContain('world 1 −10.0 (n = 5), world 2 +0.0 (n = 5), world 3 +4.0 (n = 5)');
+    expect(cellKey(p)).toBe('shell#-1@0');
   });
 });
