@@ -67,6 +67,15 @@ describe('the where-it-helps view in a real browser', () => {
     expect(await page.getByTestId('helps-no-runs').isVisible()).toBe(true);
     expect(await page.getByTestId('helps-queue').isEnabled()).toBe(true);
     expect(await page.locator('[data-cell="shop#1@0.2"]').getAttribute('aria-pressed')).toBe('true');
+
+    // the row over worlds: n counts worlds, the detail lists each world's mean, and nothing to queue there
+    const pooled = shipped.cells.find((c) => c.world === ACROSS_WORLDS)!;
+    const pooledCell = page.locator(`[data-cell="${cellKey(pooled)}"]`);
+    expect(await pooledCell.textContent()).toContain(`n = ${pooled.n} worlds`);
+    await pooledCell.click();
+    await page.getByTestId('helps-pooled').waitFor({ timeout: 30_000 });
+    expect(await page.getByTestId('helps-detail-text').textContent()).toContain('t-interval over worlds');
+    expect(await page.getByTestId('helps-queue').count()).toBe(0);
     expect(errors).toEqual([]);
   }, 300_000);
 });

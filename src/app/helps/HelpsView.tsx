@@ -15,18 +15,15 @@ import {
   type MapRun,
 } from '../../core/experiment/helpsMap';
 import { ENV_NAMES } from '../../core/methodVocabulary';
-import { MISLEADING_KEY } from '../../core/experiment/protocolPlan';
 import { REPORTING_SEEDS } from '../../core/experiment/seedProtocol';
 import { signedPoints } from '../../core/experiment/seedSpread';
-import { worldName, worldTeacher } from '../../core/experiment/taskWorlds';
-import { createQueue } from '../runs/runQueue';
+import { worldName } from '../../core/experiment/taskWorlds';
+import { cellQueue, CELL_ARMS } from './cellQueue';
 import { queueStore, runsStore, useRuns } from '../runs/storedRuns';
 import { fetchPresetCatalog } from '../train/presetCatalog';
 import { shippedHelpsMap } from './helpsMapFile';
 import './helps.css';
 
-/** The arms of a cell's queue: retire-ENV's config under the adaptive gate and OPD throughout. */
-const ARMS = ['adaptive', 'never'];
 /** Seeds a queued cell trains by default: the first three reporting seeds, the pages' own seeds. */
 const DEFAULT_SEEDS = 3;
 
@@ -53,7 +50,10 @@ function CellButton({ cell, own, selected, onPick }: CellProps) {
           {signedPoints(shown.mean)}
           {shown.halfWidth === null || shown.n < 2 ? '' : ` ± ${shown.halfWidth.toFixed(1)}`}
         </span>
-        <span className="helps-n">n = {shown.n}</span>
+        <span className="helps-n">
+          n = {shown.n}
+          {shown.world === ACROSS_WORLDS ? ' worlds' : ''}
+        </span>
         {cell && own ? <span className="helps-own">your runs: {signedPoints(own.mean)}</span> : null}
       </button>
     </td>
@@ -114,18 +114,7 @@ export function HelpsView() {
 
   const queueCell = async (c: HelpsCell) => {
     try {
-      const preset = (await fetchPresetCatalog()).load(`retire-${c.env}`);
-      // the cell's world runs with that world's own teacher
-      const teacher = worldTeacher(c.env, c.world, preset.config.teacher.checkpoint);
-      const queue = createQueue(
-        preset,
-        [`${MISLEADING_KEY}=${c.misleadingFraction}`, `env.seed=${c.world}`, `teacher.checkpoint=${teacher}`],
-        'auto',
-        REPORTING_SEEDS.slice(0, seeds),
-        {
-          'student.schedule': ARMS,
-        },
-      );
+      const queue = cellQueue(c, (await fetchPresetCatalog()).load(`retire-${c.env}`), seeds);
       // enqueue resolves when the queue has run to its end (queueStore.ts): say here if it was refused
       void queueStore
         .getState()
@@ -134,7 +123,7 @@ export function HelpsView() {
           const refused = queueStore.getState().error;
           if (refused) setQueued(refused);
         });
-      setQueued(`queued ${queue.items.length} runs (${seeds} seeds × ${ARMS.length} arms): see Train`);
+      setQueued(`queued ${queue.items.length} runs (${seeds} seeds × ${CELL_ARMS.length} arms): see Train`);
     } catch (e) {
       setQueued(e instanceof Error ? e.message : String(e));
     }
@@ -205,7 +194,11 @@ export function HelpsView() {
             </p>
           ) : null}
           {pickedOwn && pickedOwn !== pickedCell ? <p>Your runs: {cellText(pickedOwn)}.</p> : null}
-          {pickedCell.world === ACROSS_WORLDS ? null : pickedOwn ? (
+          {pickedCell.world === ACROSS_WORLDS ? (
+            <p className="muted" data-testid="helps-pooled">
+              A row over worlds pools the world rows above it; open or queue a world’s own cell to see or add its runs.
+            </p>
+          ) : pickedOwn ? (
             <ul data-testid="helps-runs">
               {pickedOwn.runIds.map((id) => (
                 <li key={id}>
@@ -226,22 +219,24 @@ export function HelpsView() {
               it.
             </p>
           )}
-          <p className="buttons" hidden={pickedCell.world === ACROSS_WORLDS}>
-            <label>
-              seeds{' '}
-              <input
-                type="number"
-                min={1}
-                max={REPORTING_SEEDS.length}
-                value={seeds}
-                onChange={(e) => setSeeds(Math.max(1, Math.min(REPORTING_SEEDS.length, Number(e.target.value) || 1)))}
-              />
-            </label>{' '}
-            <button type="button" data-testid="helps-queue" onClick={() => void queueCell(pickedCell)}>
-              Queue this cell
-            </button>
-            {queued ? <span className="muted"> {queued}</span> : null}
-          </p>
+          {pickedCell.world === ACROSS_WORLDS ? null : (
+            <p className="buttons">
+              <label>
+                seeds{' '}
+                <input
+                  type="number"
+                  min={1}
+                  max={REPORTING_SEEDS.length}
+                  value={seeds}
+                  onChange={(e) => setSeeds(Math.max(1, Math.min(REPORTING_SEEDS.length, Number(e.target.value) || 1)))}
+                />
+              </label>{' '}
+              <button type="button" data-testid="helps-queue" onClick={() => void queueCell(pickedCell)}>
+                Queue this cell
+              </button>
+              {queued ? <span className="muted"> {queued}</span> : null}
+            </p>
+          )}
         </div>
       ) : null}
     </section>
