@@ -36,8 +36,19 @@ describe('the shipped held-out result files', () => {
       'shell#1@0.375 3.6 ± 11.6',
       'shell#1@0.5 0.8 ± 8.3',
       'shell#1@0.625 -4.0 ± 10.5',
+      // the two further task worlds of the dose–response page, each with its own teacher
+      'shell#2@0 -9.1 ± 16.8',
+      'shell#2@0.375 -5.1 ± 13.9',
+      'shell#2@0.625 10.4 ± 12.5',
+      'shell#3@0 -2.3 ± 7.6',
+      'shell#3@0.375 -4.4 ± 4.0',
+      'shell#3@0.625 2.6 ± 26.9',
       'shop#1@0 -7.9',
       'shop#1@0.2 -4.6 ± 3.9',
+      // pooled over the three worlds: the mean of the worlds' means, t-interval over worlds
+      'shell#-1@0 -9.6 ± 18.7',
+      'shell#-1@0.375 0.3 ± 21.5',
+      'shell#-1@0.625 3.0 ± 17.9',
     ]);
   });
 });
