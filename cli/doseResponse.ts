@@ -21,13 +21,9 @@ import { completedRuns, shellWord } from './pairedReport';
 const USAGE =
   'usage: node --import tsx cli/doseResponse.ts --dir SWEEP_DIR [--dir …] [--cells FILE …] --env NAME [--title TEXT] [--intro FILE] [--out PAGE]';
 
-/** Every completed run directly under `dir`, as the map reads a run. */
-export function readMapRuns(dir: string): MapRun[] {
-  return completedRuns(dir).map(({ name, config, summary }) => ({
-    id: name,
-    config,
-    testSuccess: summary.test.successRate,
-  }));
+/** A completed run as the map reads it. */
+function mapRun({ name, config, summary }: { name: string; config: ExperimentConfig; summary: RunSummary }): MapRun {
+  return { id: name, config, testSuccess: summary.test.successRate };
 }
 
 /** Per world and level of `env`: the teacher's mean S_T over the runs, and the RetireOPD runs' retirements. */
@@ -92,9 +88,7 @@ export async function doseResponse(argv: string[], io: CliIo): Promise<number> {
     throw new UserError(`--env and at least one --dir or --cells are required\n${USAGE}`);
   const env = values.env;
   const runs = dirs.flatMap((d) => completedRuns(d));
-  const measured = runCells(
-    runs.map(({ name, config, summary }) => ({ id: name, config, testSuccess: summary.test.successRate })),
-  ).filter((c) => c.env === env);
+  const measured = runCells(runs.map(mapRun)).filter((c) => c.env === env);
   const earlier = cellFiles.map(readCellsFile);
   const have = new Set(measured.map(cellKey));
   const carried: HelpsCell[] = earlier.flatMap((d) => d.cells).filter((c) => c.env === env && !have.has(cellKey(c)));
