@@ -24,17 +24,6 @@ function typing(target: EventTarget | null): boolean {
 
 const currentView = () => window.location.hash.replace(/^#\/?/, '').split('?')[0];
 
-/** Outline the stop's target and bring it into view; false when it does not exist (yet). */
-function highlight(index: number): boolean {
-  const stop = TOUR[index];
-  for (const el of document.querySelectorAll(`.${HIGHLIGHT}`)) el.classList.remove(HIGHLIGHT);
-  const el = stop ? document.querySelector(stop.target) : null;
-  if (!el) return false;
-  el.classList.add(HIGHLIGHT);
-  el.scrollIntoView({ block: 'center' });
-  return true;
-}
-
 function togglePause(): void {
   const run = runStore.getState();
   if (run.status === 'running') run.pause();
@@ -90,26 +79,38 @@ function TourCard({
       window.removeEventListener('resize', place);
     };
   }, [stop, present]);
-  // the target may appear with no change to the run (a lazily loaded panel, a row rendered after a seek): watch for it
+  // Outline the stop's target once it is there and keep it outlined: the target may appear with no change to the run
+  // (a lazily loaded panel, a row rendered after a seek), and the view may replace it with a fresh element (a panel
+  // remounted once the recording's log has loaded) that would otherwise lose the outline.
   useEffect(() => {
-    if (!stop || present) return;
-    const observer = new MutationObserver(() => {
-      if (document.querySelector(stop.target) !== null) setRendered((n) => n + 1);
-    });
-    observer.observe(document.body, { childList: true, subtree: true });
-    return () => observer.disconnect();
-  }, [stop, present]);
-  // the view renders on the hash change: outline the target once it is there, and again when the run brings it
-  useEffect(() => {
+    if (!stop) return;
+    let outlined: Element | null | undefined;
+    let scrolled = false;
+    const outline = () => {
+      const el = document.querySelector(stop.target);
+      if (el === outlined && (el === null || el.classList.contains(HIGHLIGHT))) return;
+      for (const old of document.querySelectorAll(`.${HIGHLIGHT}`)) if (old !== el) old.classList.remove(HIGHLIGHT);
+      outlined = el;
+      if (el) {
+        el.classList.add(HIGHLIGHT);
+        // brought into view once per stop, so that a remount does not pull the page from where the reader scrolled
+        if (!scrolled) el.scrollIntoView({ block: 'center' });
+        scrolled = true;
+      }
+      setRendered((n) => n + 1);
+      setTop(cardTop(el, card.current));
+    };
+    // the view renders on the hash change: look after two frames, then on every change to the page
     let frame = requestAnimationFrame(() => {
-      frame = requestAnimationFrame(() => {
-        highlight(index);
-        setRendered((n) => n + 1);
-        setTop(cardTop(stop ? document.querySelector(stop.target) : null, card.current));
-      });
+      frame = requestAnimationFrame(outline);
     });
-    return () => cancelAnimationFrame(frame);
-  }, [index, stop, present]);
+    const observer = new MutationObserver(outline);
+    observer.observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ['class'] });
+    return () => {
+      cancelAnimationFrame(frame);
+      observer.disconnect();
+    };
+  }, [index, stop]);
   if (!stop) return null;
   return (
     <aside ref={card} className="tour-card" aria-label="guided tour" data-testid="tour-card" style={{ top }}>
