@@ -4,13 +4,26 @@
 // paired on the seed per world and error level (the "where it helps" map's cells), each world's slope of the paired
 // difference on the error level, and the slope pooled over worlds (src/core/experiment/doseResponse.ts). --cells adds
 // the cells (and teacher rows) of an earlier page's JSON whose run folders are gone; a cell the folders measure wins.
+// Where the sweeps also ran the competence-only gate, the page sets it beside the two arms (its own section).
 // The page carries the command, the commit and the date; the cells and the teacher rows go beside it as JSON (PAGE
 // with .json) for the tab's map. Node only.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { UserError, withFsErrors } from '../src/core/errors';
-import { doseResponsePage, type DoseResponseCells, type TeacherLevel } from '../src/core/experiment/doseResponse';
-import { cellKey, runCells, type HelpsCell, type MapRun } from '../src/core/experiment/helpsMap';
+import {
+  doseResponsePage,
+  type CompetenceOnlyCells,
+  type DoseResponseCells,
+  type TeacherLevel,
+} from '../src/core/experiment/doseResponse';
+import {
+  cellKey,
+  MAP_ARMS,
+  runCells,
+  type CellArms,
+  type HelpsCell,
+  type MapRun,
+} from '../src/core/experiment/helpsMap';
 import type { ExperimentConfig } from '../src/core/experiment/config';
 import type { RunSummary } from '../src/core/experiment/summary';
 import { parseFlags, refuseBlankPaths } from './cliArgs';
@@ -65,6 +78,21 @@ function readCellsFile(file: string): DoseResponseCells {
   return d as DoseResponseCells;
 }
 
+/** The cells of one contrast: those the run folders measure, and an earlier file's that they do not. */
+function contrastCells(
+  runs: readonly MapRun[],
+  arms: CellArms,
+  env: string,
+  earlier: readonly (readonly HelpsCell[])[],
+): HelpsCell[] {
+  const measured = runCells(runs, arms).filter((c) => c.env === env);
+  const have = new Set(measured.map(cellKey));
+  return [...earlier.flat().filter((c) => c.env === env && !have.has(cellKey(c))), ...measured];
+}
+
+const byWorldAndLevel = (a: HelpsCell, b: HelpsCell) =>
+  a.world - b.world || a.misleadingFraction - b.misleadingFraction;
+
 export async function doseResponse(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseFlags(argv, {
     dir: { type: 'string', multiple: true },
@@ -88,11 +116,24 @@ export async function doseResponse(argv: string[], io: CliIo): Promise<number> {
     throw new UserError(`--env and at least one --dir or --cells are required\n${USAGE}`);
   const env = values.env;
   const runs = dirs.flatMap((d) => completedRuns(d));
-  const measured = runCells(runs.map(mapRun)).filter((c) => c.env === env);
+  const mapRuns = runs.map(mapRun);
   const earlier = cellFiles.map(readCellsFile);
-  const have = new Set(measured.map(cellKey));
-  const carried: HelpsCell[] = earlier.flatMap((d) => d.cells).filter((c) => c.env === env && !have.has(cellKey(c)));
-  const cells = [...carried, ...measured];
+  const cells = contrastCells(
+    mapRuns,
+    MAP_ARMS,
+    env,
+    earlier.map((d) => d.cells),
+  );
+  // the competence-only gate, where the sweeps ran it as a third arm
+  const competenceOnly: CompetenceOnlyCells = {
+    vsOpd: contrastCells(mapRuns, { treatment: 'competence-only', control: 'never' }, env, [
+      ...earlier.map((d) => d.competenceOnly?.vsOpd ?? []),
+    ]),
+    adaptiveVs: contrastCells(mapRuns, { treatment: 'adaptive', control: 'competence-only' }, env, [
+      ...earlier.map((d) => d.competenceOnly?.adaptiveVs ?? []),
+    ]),
+  };
+  const third = competenceOnly.vsOpd.length + competenceOnly.adaptiveVs.length > 0;
   if (cells.length === 0)
     throw new UserError(
       `no RetireOPD and OPD-throughout runs of env ${env} pair on a seed in ${[...dirs, ...cellFiles].join(', ')}`,
@@ -116,19 +157,25 @@ export async function doseResponse(argv: string[], io: CliIo): Promise<number> {
     commit,
     date,
     teachers,
+    ...(third ? { competenceOnly } : {}),
   });
   const out = values.out ?? join(dirs[0] ?? '.', 'dose-response.md');
   const json = out.replace(/\.md$/, '') + '.json';
   // the cells as the tab's map ships them (cli/outcomeFiles.ts): their source is this page, no stored run ids
   const source = relative(process.cwd(), out).split(sep).join('/');
+  const ship = (cs: readonly HelpsCell[]) =>
+    cs
+      .map((c) => ({ ...c, source, note: 'paired by seed, from this page’s sweeps', runIds: [] }))
+      .sort(byWorldAndLevel);
   const shipped: DoseResponseCells = {
     page: source,
     commit,
     date,
-    cells: cells
-      .map((c) => ({ ...c, source, note: 'paired by seed, from this page’s sweeps', runIds: [] }))
-      .sort((a, b) => a.world - b.world || a.misleadingFraction - b.misleadingFraction),
+    cells: ship(cells),
     teachers,
+    ...(third
+      ? { competenceOnly: { vsOpd: ship(competenceOnly.vsOpd), adaptiveVs: ship(competenceOnly.adaptiveVs) } }
+      : {}),
   };
   withFsErrors(out, 'writing the page', () => writeFileSync(out, `${page}\n`));
   withFsErrors(json, 'writing the cells', () => writeFileSync(json, `${JSON.stringify(shipped, null, 2)}\n`));

@@ -101,6 +101,53 @@ describe('the dose–response command', () => {
     expect(shipped.teachers.map((t) => t.world)).toEqual([1, 1, 2, 2]);
   });
 
+  it('sets the competence-only gate beside the two arms where the sweep ran it, and carries it in the cells file', async () => {
+    // world 3, success (adaptive, never, competence-only) per seed:
+    // fraction 0   → seed 1: 0.5, 0.5, 0.4; seed 2: 0.6, 0.5, 0.5
+    // fraction 0.5 → seed 1: 0.4, 0.3, 0.2; seed 2: 0.6, 0.3, 0.4
+    const rows: [number, number, number, number, number][] = [
+      [0, 1, 0.5, 0.5, 0.4],
+      [0, 2, 0.6, 0.5, 0.5],
+      [0.5, 1, 0.4, 0.3, 0.2],
+      [0.5, 2, 0.6, 0.3, 0.4],
+    ];
+    for (const [fraction, seed, adaptive, never, competence] of rows) {
+      run('adaptive', fraction, seed, adaptive, 3);
+      run('never', fraction, seed, never, 3);
+      run('competence-only', fraction, seed, competence, 3);
+    }
+    const env = DEFAULT_CONFIG.env.name;
+    const io = { stdout: () => undefined, stderr: () => undefined };
+    const out = join(dir, 'third.md');
+    expect(await doseResponse(['--dir', join(dir, 'world3'), '--env', env, '--out', out], io)).toBe(0);
+    const page = readFileSync(out, 'utf8');
+    expect(page).toContain('## The competence-only gate as a third arm');
+    // competence-only − never: −10 and 0 at 0 (mean −5.0), −10 and +10 at 0.5; adaptive − competence-only: +10, +10
+    // and +20, +20 (no spread: half-width 0)
+    expect(page).toMatch(
+      /\| 3 \| 0 \| \+5\.0 ± [\d.]+ \(n = 2;[^|]*\| −5\.0 ± [\d.]+ \(n = 2;[^|]*\| \+10\.0 ± 0\.0 \(n = 2;/,
+    );
+    expect(page).toMatch(
+      /\| 3 \| 0\.5 \| \+20\.0 ± [\d.]+ \(n = 2;[^|]*\| \+0\.0 ± [\d.]+ \(n = 2;[^|]*\| \+20\.0 ± 0\.0 \(n = 2;/,
+    );
+    // per-seed slopes of competence-only − never: seed 1 −10 → −10 (0), seed 2 0 → +10 (+2.0 per 10 %): mean +1.0
+    expect(page).toMatch(/\*\*Slope of competence-only − OPD throughout in world 3: \+1\.0 ± /);
+    // the map's cells stay adaptive − never only; the third arm travels beside them
+    const shipped = JSON.parse(readFileSync(join(dir, 'third.json'), 'utf8')) as {
+      cells: { mean: number }[];
+      competenceOnly: { vsOpd: { misleadingFraction: number; mean: number }[]; adaptiveVs: unknown[] };
+    };
+    expect(shipped.cells.map((c) => Math.round(c.mean))).toEqual([5, 20]);
+    expect(shipped.competenceOnly.vsOpd.map((c) => [c.misleadingFraction, Math.round(c.mean)])).toEqual([
+      [0, -5],
+      [0.5, 0],
+    ]);
+    // regenerated from the cells file alone, the section is still there
+    const again = join(dir, 'third-again.md');
+    expect(await doseResponse(['--cells', join(dir, 'third.json'), '--env', env, '--out', again], io)).toBe(0);
+    expect(readFileSync(again, 'utf8')).toContain('| 3 | 0.5 | +20.0 ±');
+  });
+
   it('refuses a cells file that is not one, naming it', async () => {
     const bad = join(dir, 'bad.json');
     writeFileSync(bad, '{"rows": []}');

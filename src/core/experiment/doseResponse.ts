@@ -22,6 +22,8 @@ export interface DoseResponseCells {
   cells: HelpsCell[];
   /** the teacher and the gate per world and level (absent in files written before worlds were a factor) */
   teachers?: TeacherLevel[];
+  /** the competence-only gate's contrasts, where the sweeps ran it */
+  competenceOnly?: CompetenceOnlyCells;
 }
 
 /** What the teacher scored and what the gate did in one world at one error level, over the level's runs. */
@@ -132,6 +134,16 @@ export interface DoseResponsePageOptions {
   date: string;
   /** the teacher's S_T and the gate's retirements per world and level, where known */
   teachers?: readonly TeacherLevel[];
+  /** the competence-only gate as a third arm, where the sweeps ran it (runCells with those arms) */
+  competenceOnly?: CompetenceOnlyCells;
+}
+
+/** The third arm's contrasts, per world and level, paired on the seed like the map's cells. */
+export interface CompetenceOnlyCells {
+  /** competence-only gate − OPD throughout */
+  vsOpd: readonly HelpsCell[];
+  /** RetireOPD (adaptive gate) − competence-only gate: what the alignment condition adds */
+  adaptiveVs: readonly HelpsCell[];
 }
 
 /** "+12.3 ± 20.1 points per 10 % more misleading entries (n = 5 seeds; no measurable slope)". */
@@ -240,6 +252,46 @@ function acrossLines(own: readonly HelpsCell[]): string[] {
   ];
 }
 
+/** The competence-only gate beside the two arms: its difference from each, per world and level, and its slope. */
+function competenceLines(map: readonly HelpsCell[], third: CompetenceOnlyCells, env: string): string[] {
+  const of = (cells: readonly HelpsCell[]) => cells.filter((c) => c.env === env);
+  const [vsOpd, adaptiveVs] = [of(third.vsOpd), of(third.adaptiveVs)];
+  if (vsOpd.length === 0 && adaptiveVs.length === 0) return [];
+  const key = (c: HelpsCell) => `${c.world}@${c.misleadingFraction}`;
+  const keys = [...new Set([...vsOpd, ...adaptiveVs].map(key))];
+  const rows = keys
+    .map((k) => {
+      const [world, fraction] = k.split('@').map(Number) as [number, number];
+      return { world, fraction, k };
+    })
+    .sort((a, b) => a.world - b.world || a.fraction - b.fraction);
+  const text = (cells: readonly HelpsCell[], k: string) => {
+    const c = cells.find((x) => key(x) === k);
+    return c ? cellText(c) : '–';
+  };
+  const worlds = cellWorlds(vsOpd);
+  const slope =
+    worlds.length >= 2
+      ? `Slope of competence-only − OPD throughout over worlds: ${slopeWords(acrossWorlds(vsOpd).overWorlds, 'worlds')}.`
+      : worlds.length === 1
+        ? `Slope of competence-only − OPD throughout in ${worldName(worlds[0]!)}: ${slopeWords(pooledSlope(vsOpd).slope)}.`
+        : '';
+  return [
+    '## The competence-only gate as a third arm',
+    '',
+    'The same sweeps ran the competence-only gate (retire once η ≥ γ, whatever the alignment ρ), paired on the seed with',
+    'the other two arms. RetireOPD − competence-only is what the alignment condition (ρ ≤ δ) adds to the gate.',
+    '',
+    '| world | misleading fraction | RetireOPD − OPD throughout | competence-only − OPD throughout | RetireOPD − competence-only |',
+    '|---|---|---|---|---|',
+    ...rows.map(
+      (r) => `| ${r.world} | ${r.fraction} | ${text(map, r.k)} | ${text(vsOpd, r.k)} | ${text(adaptiveVs, r.k)} |`,
+    ),
+    '',
+    ...(slope ? [`**${slope}**`, ''] : []),
+  ];
+}
+
 /** The page: the teacher per world, each world's cells and slope, and the slope across worlds in words. */
 export function doseResponsePage(cells: readonly HelpsCell[], o: DoseResponsePageOptions): string {
   const own = cells
@@ -261,6 +313,7 @@ export function doseResponsePage(cells: readonly HelpsCell[], o: DoseResponsePag
     ...teacherLines(o.teachers ?? []),
     ...cellWorlds(own).flatMap((w) => worldLines(own, w)),
     ...acrossLines(own),
+    ...(o.competenceOnly ? competenceLines(own, o.competenceOnly, o.env) : []),
   ];
   return lines.join('\n');
 }

@@ -172,13 +172,25 @@ function baseKey(config: MapRun['config']): string {
   );
 }
 
-/** The user's runs as cells: per base config, RetireOPD − OPD throughout on each seed both finished. */
-export function runCells(runs: readonly MapRun[]): HelpsCell[] {
+/** The two schedules a cell contrasts: `treatment` − `control`, paired on the seed. */
+export interface CellArms {
+  readonly treatment: string;
+  readonly control: string;
+}
+
+/** The map's contrast: RetireOPD (the adaptive gate) − OPD throughout. */
+export const MAP_ARMS: CellArms = { treatment: 'adaptive', control: 'never' };
+
+/**
+ * The user's runs as cells: per base config, `arms.treatment` − `arms.control` (the map's RetireOPD − OPD throughout
+ * unless said) on each seed both finished.
+ */
+export function runCells(runs: readonly MapRun[], arms: CellArms = MAP_ARMS): HelpsCell[] {
   const groups = new Map<string, { retire: Map<number, MapRun>; opd: Map<number, MapRun> }>();
   for (const run of runs) {
     if (run.testSuccess === null || !Number.isFinite(run.testSuccess)) continue;
-    const arm =
-      run.config.student.schedule === 'adaptive' ? 'retire' : run.config.student.schedule === 'never' ? 'opd' : null;
+    const schedule = run.config.student.schedule;
+    const arm = schedule === arms.treatment ? 'retire' : schedule === arms.control ? 'opd' : null;
     if (arm === null) continue;
     const key = baseKey(run.config);
     const g = groups.get(key) ?? { retire: new Map(), opd: new Map() };

@@ -121,6 +121,24 @@ describe('the where-it-helps map', () => {
     expect(bestCells([cell({ world: 2 }), cell({ world: 1 })]).map((c) => c.world)).toEqual([1, 2]);
   });
 
+  it('contrasts other schedules when asked: competence-only − OPD throughout pairs those runs and ignores the adaptive', () => {
+    const runs = [
+      run('a1', 1, 'adaptive', 0.9, 0.375, 1),
+      run('c1', 1, 'competence-only', 0.7, 0.375, 1),
+      run('o1', 1, 'never', 0.6, 0.375, 1),
+      run('c2', 2, 'competence-only', 0.4, 0.375, 1),
+      run('o2', 2, 'never', 0.5, 0.375, 1),
+    ];
+    const gate = runCells(runs, { treatment: 'competence-only', control: 'never' });
+    // +10 and −10 points
+    expect(gate.map((c) => [c.n, Math.round(c.mean)])).toEqual([[2, 0]]);
+    expect(gate[0]!.runIds).toEqual(['c1', 'o1', 'c2', 'o2']);
+    // the map's default contrast still reads adaptive − never only: one seed, +30 points
+    expect(runCells(runs).map((c) => [c.n, Math.round(c.mean)])).toEqual([[1, 30]]);
+    const vs = runCells(runs, { treatment: 'adaptive', control: 'competence-only' });
+    expect(vs.map((c) => [c.n, Math.round(c.mean)])).toEqual([[1, 20]]);
+  });
+
   it('pools a level measured in several worlds: the mean of the worlds’ means, a t-interval over worlds', () => {
     const cells = [
       cell({ world: 1, misleadingFraction: 0, mean: -10, halfWidth: 5, n: 5 }),
