@@ -3,7 +3,7 @@
 // success (one skill-free episode per sample at T = 1, wasm) grouped by whether the task's skill entry is misleading
 // — the facts a skill-following teacher gets wrong — next to the run's teacher on the same tasks with its skill.
 // After retirement GRPO can fix those facts; OPD throughout keeps pulling the student toward the teacher's answer.
-import { parseArgs } from 'node:util';
+import { parseFlags } from './cliArgs';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { validateConfig } from '../src/core/experiment/config';
@@ -26,14 +26,19 @@ function positiveInt(flag: string, raw: string | undefined, fallback: number): n
   return n;
 }
 
+const USAGE = 'usage: npm run pinning -- RUN_DIR [RUN_DIR …] [--tasks N] [--samples N]';
+
 async function pinning(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { tasks: { type: 'string' }, samples: { type: 'string' } },
-  });
-  if (positionals.length === 0)
-    throw new UserError('usage: npm run pinning -- RUN_DIR [RUN_DIR …] [--tasks N] [--samples N]');
+  const { values, positionals } = parseFlags(
+    argv,
+    { tasks: { type: 'string' }, samples: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    true,
+  );
+  if (values.help) {
+    io.stdout(`${USAGE}\n`);
+    return 0;
+  }
+  if (positionals.length === 0) throw new UserError(USAGE);
   const samples = positiveInt('samples', values.samples, 16);
   await initBackend('wasm');
   io.stdout(

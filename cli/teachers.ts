@@ -5,7 +5,6 @@
 // teacher and reports its S_T (state.json), its success on the first N validation tasks with its skill and with a
 // blank skill segment (one sample per task at T = 1, wasm), the gap, and its success with the skill split by whether
 // the retrieved entry tells the truth or is misleading. A teacher worth distilling reads its skill.
-import { parseArgs } from 'node:util';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { applyOverrides } from '../src/core/experiment/config';
@@ -14,34 +13,45 @@ import { initBackend } from '../src/engine/backend';
 import { PolicyModel } from '../src/engine/model';
 import { measureSkillDependence } from '../src/engine/trainer/skillDependence';
 import { modelConfigFor } from '../src/engine/modelConfig';
-import { runCliMain } from './cliMain';
+import { parseFlags } from './cliArgs';
+import { isEntryPoint, runCliMain, type CliIo } from './cliMain';
 import { UserError, loadShippedTeacher } from './experimentRunner';
 import { ROOT, readPreset } from './presetFiles';
 
 const DEFAULT_PRESETS = ['retire-shell', 'retire-house', 'retire-shop'];
 
-async function main(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      tasks: { type: 'string' },
-      preset: { type: 'string', multiple: true },
-      seed: { type: 'string' },
-      set: { type: 'string', multiple: true },
-    },
+const USAGE =
+  'usage: npm run teachers -- [--tasks N] [--seed N] [--preset NAME …] [--set key=value …]\n' +
+  '  --tasks N       validation tasks to measure on (default 256)\n' +
+  '  --seed N        the sampling seed (default 0)\n' +
+  `  --preset NAME   a preset that names a teacher.checkpoint (repeatable; default ${DEFAULT_PRESETS.join(', ')})\n` +
+  "  --set key=value override each preset's config (repeatable), e.g. env.seed=2 and teacher.checkpoint=teachers/shell-world2\n";
+
+export async function main(argv: string[], io: CliIo): Promise<number> {
+  const { values } = parseFlags(argv, {
+    tasks: { type: 'string' },
+    preset: { type: 'string', multiple: true },
+    seed: { type: 'string' },
+    set: { type: 'string', multiple: true },
+    help: { type: 'boolean', short: 'h' },
   });
+  if (values.help) {
+    io.stdout(USAGE);
+    return 0;
+  }
   const tasks = Number(values.tasks ?? 256);
   if (!Number.isInteger(tasks) || tasks < 1)
     throw new UserError(`--tasks: expected an integer ≥ 1, got "${values.tasks}"`);
   const seed = Number(values.seed ?? 0);
+  if (!Number.isInteger(seed) || seed < 0) throw new UserError(`--seed: expected an integer ≥ 0, got "${values.seed}"`);
   await initBackend('wasm');
-  console.log(
-    'preset         teacher               S_T (state.json)  with skill  blank skill  gap (points)  truthful / misleading entries (tasks)',
+  io.stdout(
+    'preset         teacher               S_T (state.json)  with skill  blank skill  gap (points)  truthful / misleading entries (tasks)\n',
   );
   for (const name of values.preset ?? DEFAULT_PRESETS) {
     const cfg = applyOverrides(readPreset(name).config, values.set ?? []);
     if (!cfg.teacher.checkpoint) {
-      console.log(`${name.padEnd(14)} (trains its own teacher; nothing shipped)`);
+      io.stdout(`${name.padEnd(14)} (trains its own teacher; nothing shipped)\n`);
       continue;
     }
     const weights = await loadShippedTeacher(cfg);
@@ -53,7 +63,7 @@ async function main(argv: string[]): Promise<number> {
         teacherPerformance?: number;
       };
       const d = await measureSkillDependence(model, env, tasks, seed);
-      console.log(
+      io.stdout(
         [
           name.padEnd(14),
           cfg.teacher.checkpoint.padEnd(21),
@@ -62,7 +72,7 @@ async function main(argv: string[]): Promise<number> {
           `${(100 * d.blankSkill).toFixed(1)}%`.padEnd(12),
           (100 * (d.withSkill - d.blankSkill)).toFixed(1).padEnd(13),
           `${(100 * d.withSkillTruthful).toFixed(1)}% / ${(100 * d.withSkillMisleading).toFixed(1)}% (${d.tasks - d.misleadingTasks} / ${d.misleadingTasks})`,
-        ].join(' '),
+        ].join(' ') + '\n',
       );
     } finally {
       model.dispose();
@@ -71,4 +81,4 @@ async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
-runCliMain('teachers', main);
+if (isEntryPoint(import.meta.url)) runCliMain('teachers', main);

@@ -18,4 +18,13 @@ describe('npm run pinning', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('not a run folder with a checkpoint (expected config.json and checkpoints/LATEST)');
   });
+
+  it('refuses an unknown option in one line (exit 2, not a defect) and prints its usage on --help', async () => {
+    const bad = await run(pinning, [tmp, '--sample', '4']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^pinning: Unknown option '--sample'.*\(see --help\)\n$/);
+    const help = await run(pinning, ['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('usage: npm run pinning -- RUN_DIR');
+  });
 });
