@@ -8,7 +8,7 @@
 export const DEFAULT_WORLD = 1;
 
 /** The further worlds that ship a teacher, per environment (public/teachers/ENV-worldN). */
-export const SHIPPED_WORLDS: Readonly<Record<string, readonly number[]>> = { shell: [2, 3] };
+export const SHIPPED_WORLDS: Readonly<Record<string, readonly number[]>> = { shell: [2, 3], shop: [2, 3] };
 
 /**
  * The teacher.checkpoint a run in `world` of `env` uses: the preset's own in DEFAULT_WORLD, else the world's shipped

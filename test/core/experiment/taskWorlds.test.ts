@@ -19,7 +19,8 @@ describe('task worlds and their teachers', () => {
     expect(() => worldTeacher('shell', 7, 'teachers/shell')).toThrow(
       'env.seed 7: no shipped shell teacher for that world (worlds with one: 1, 2, 3)',
     );
-    expect(() => worldTeacher('shop', 2, 'teachers/shop')).toThrow(/worlds with one: 1\)/);
+    expect(() => worldTeacher('house', 2, 'teachers/house')).toThrow(/worlds with one: 1\)/);
+    expect(worldTeacher('shop', 3, 'teachers/shop')).toBe('teachers/shop-world3');
   });
 
   it('ships a teacher folder, trained in its own world, for every world it lists', () => {
