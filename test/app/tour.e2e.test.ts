@@ -111,6 +111,9 @@ describe('the guided tour on the recording, in a real browser', { shuffle: false
         // the stop's target, the what-if sliders, is there and outlined
         await expect.poll(() => page.locator('.what-if.tour-target').count(), { timeout: 30_000 }).toBe(1);
         expect(await page.getByTestId('tour-wait').count()).toBe(0);
+        // and stays outlined when the view rewrites the target's classes (as a remounted panel arrives without them)
+        await page.evaluate(() => document.querySelector('.what-if')!.classList.remove('tour-target'));
+        await expect.poll(() => page.locator('.what-if.tour-target').count(), { timeout: 10_000 }).toBe(1);
         await page.close();
       },
     );
