@@ -126,12 +126,18 @@ export async function doseResponse(argv: string[], io: CliIo): Promise<number> {
   );
   // the competence-only gate, where the sweeps ran it as a third arm
   const competenceOnly: CompetenceOnlyCells = {
-    vsOpd: contrastCells(mapRuns, { treatment: 'competence-only', control: 'never' }, env, [
-      ...earlier.map((d) => d.competenceOnly?.vsOpd ?? []),
-    ]),
-    adaptiveVs: contrastCells(mapRuns, { treatment: 'adaptive', control: 'competence-only' }, env, [
-      ...earlier.map((d) => d.competenceOnly?.adaptiveVs ?? []),
-    ]),
+    vsOpd: contrastCells(
+      mapRuns,
+      { treatment: 'competence-only', control: 'never' },
+      env,
+      earlier.map((d) => d.competenceOnly?.vsOpd ?? []),
+    ),
+    adaptiveVs: contrastCells(
+      mapRuns,
+      { treatment: 'adaptive', control: 'competence-only' },
+      env,
+      earlier.map((d) => d.competenceOnly?.adaptiveVs ?? []),
+    ),
   };
   const third = competenceOnly.vsOpd.length + competenceOnly.adaptiveVs.length > 0;
   if (cells.length === 0)

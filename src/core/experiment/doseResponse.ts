@@ -258,13 +258,10 @@ function competenceLines(map: readonly HelpsCell[], third: CompetenceOnlyCells, 
   const [vsOpd, adaptiveVs] = [of(third.vsOpd), of(third.adaptiveVs)];
   if (vsOpd.length === 0 && adaptiveVs.length === 0) return [];
   const key = (c: HelpsCell) => `${c.world}@${c.misleadingFraction}`;
-  const keys = [...new Set([...vsOpd, ...adaptiveVs].map(key))];
-  const rows = keys
-    .map((k) => {
-      const [world, fraction] = k.split('@').map(Number) as [number, number];
-      return { world, fraction, k };
-    })
-    .sort((a, b) => a.world - b.world || a.fraction - b.fraction);
+  // one row per world and level that either contrast measured
+  const rows = [...new Map([...vsOpd, ...adaptiveVs].map((c) => [key(c), c])).values()].sort(
+    (a, b) => a.world - b.world || a.misleadingFraction - b.misleadingFraction,
+  );
   const text = (cells: readonly HelpsCell[], k: string) => {
     const c = cells.find((x) => key(x) === k);
     return c ? cellText(c) : '–';
@@ -285,7 +282,9 @@ function competenceLines(map: readonly HelpsCell[], third: CompetenceOnlyCells, 
     '| world | misleading fraction | RetireOPD − OPD throughout | competence-only − OPD throughout | RetireOPD − competence-only |',
     '|---|---|---|---|---|',
     ...rows.map(
-      (r) => `| ${r.world} | ${r.fraction} | ${text(map, r.k)} | ${text(vsOpd, r.k)} | ${text(adaptiveVs, r.k)} |`,
+      (r) =>
+        `| ${r.world} | ${r.misleadingFraction} | ${text(map, key(r))} | ${text(vsOpd, key(r))} | ` +
+        `${text(adaptiveVs, key(r))} |`,
     ),
     '',
     ...(slope ? [`**${slope}**`, ''] : []),
