@@ -11,6 +11,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { UserError, withFsErrors } from '../src/core/errors';
 import {
+  byWorldAndLevel,
   doseResponsePage,
   type CompetenceOnlyCells,
   type DoseResponseCells,
@@ -66,7 +67,7 @@ export function teacherLevels(
       triggerSteps: steps.length ? [Math.min(...steps), Math.max(...steps)] : null,
     });
   }
-  return levels.sort((a, b) => a.world - b.world || a.misleadingFraction - b.misleadingFraction);
+  return levels.sort(byWorldAndLevel);
 }
 
 /** An earlier page's cells file; a cell written before worlds were a factor is in the presets' world. */
@@ -89,9 +90,6 @@ function contrastCells(
   const have = new Set(measured.map(cellKey));
   return [...earlier.flat().filter((c) => c.env === env && !have.has(cellKey(c))), ...measured];
 }
-
-const byWorldAndLevel = (a: HelpsCell, b: HelpsCell) =>
-  a.world - b.world || a.misleadingFraction - b.misleadingFraction;
 
 export async function doseResponse(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseFlags(argv, {
@@ -149,7 +147,7 @@ export async function doseResponse(argv: string[], io: CliIo): Promise<number> {
   const teachers = [
     ...earlier.flatMap((d) => d.teachers ?? []).filter((t) => !seen.has(`${t.world}@${t.misleadingFraction}`)),
     ...fromRuns,
-  ].sort((a, b) => a.world - b.world || a.misleadingFraction - b.misleadingFraction);
+  ].sort(byWorldAndLevel);
   const intro = values.intro
     ? withFsErrors(values.intro, 'reading --intro', () => readFileSync(values.intro!, 'utf8'))
     : '';

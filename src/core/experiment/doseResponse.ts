@@ -39,6 +39,12 @@ export interface TeacherLevel {
   triggerSteps: [number, number] | null;
 }
 
+/** Ascending by task world, then by error level: the order of a page's rows and its cells file. */
+export const byWorldAndLevel = (
+  a: { world: number; misleadingFraction: number },
+  b: { world: number; misleadingFraction: number },
+): number => a.world - b.world || a.misleadingFraction - b.misleadingFraction;
+
 /** One seed's least-squares line of its paired differences (points) on the misleading fraction. */
 export interface SeedSlope {
   seed: number;
@@ -169,7 +175,7 @@ const pct = (x: number): string => `${(100 * x).toFixed(1)} %`;
 /** The teachers' table: S_T and retirements per world and level. */
 function teacherLines(teachers: readonly TeacherLevel[]): string[] {
   if (teachers.length === 0) return [];
-  const sorted = [...teachers].sort((a, b) => a.world - b.world || a.misleadingFraction - b.misleadingFraction);
+  const sorted = [...teachers].sort(byWorldAndLevel);
   return [
     '## The teacher and the gate',
     '',
@@ -259,9 +265,7 @@ function competenceLines(map: readonly HelpsCell[], third: CompetenceOnlyCells, 
   if (vsOpd.length === 0 && adaptiveVs.length === 0) return [];
   const key = (c: HelpsCell) => `${c.world}@${c.misleadingFraction}`;
   // one row per world and level that either contrast measured
-  const rows = [...new Map([...vsOpd, ...adaptiveVs].map((c) => [key(c), c])).values()].sort(
-    (a, b) => a.world - b.world || a.misleadingFraction - b.misleadingFraction,
-  );
+  const rows = [...new Map([...vsOpd, ...adaptiveVs].map((c) => [key(c), c])).values()].sort(byWorldAndLevel);
   const text = (cells: readonly HelpsCell[], k: string) => {
     const c = cells.find((x) => key(x) === k);
     return c ? cellText(c) : '–';
@@ -293,9 +297,7 @@ function competenceLines(map: readonly HelpsCell[], third: CompetenceOnlyCells, 
 
 /** The page: the teacher per world, each world's cells and slope, and the slope across worlds in words. */
 export function doseResponsePage(cells: readonly HelpsCell[], o: DoseResponsePageOptions): string {
-  const own = cells
-    .filter((c) => c.env === o.env)
-    .sort((a, b) => a.world - b.world || a.misleadingFraction - b.misleadingFraction);
+  const own = cells.filter((c) => c.env === o.env).sort(byWorldAndLevel);
   const lines = [
     `# ${o.title}`,
     '',
