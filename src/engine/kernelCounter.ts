@@ -9,6 +9,9 @@
 // queued work and copies the result to the host, so it is the number of times the host and the device meet.
 // `readbackCount()` is a running total since the hook was installed (a step measures the difference); counters
 // report the readbacks made while they count. The hook stays installed once made (one increment per read).
+// A read started with `readAsync` is counted apart (`asyncReadbackCount()`): its caller queues more device work
+// before it awaits the values, so the device does not sit idle while the host waits (a student step's statistics,
+// policyUpdate.ts).
 import * as tf from '@tensorflow/tfjs';
 
 export interface KernelCounts {
@@ -25,6 +28,9 @@ export interface KernelCounts {
 type ReadingEngine = { read: (dataId: object) => unknown; readSync: (dataId: object) => unknown };
 
 let readbacks = 0;
+let asyncReadbacks = 0;
+/** set while `readAsync` starts its read: the hook counts that one read as asynchronous */
+let nextReadAsync = false;
 let readHookInstalled = false;
 
 /** Wraps engine.read and engine.readSync once (own properties over the prototype's methods). */
@@ -35,7 +41,9 @@ function installReadHook(): void {
   const read = engine.read;
   const readSync = engine.readSync;
   engine.read = function (this: unknown, dataId: object): unknown {
-    readbacks++;
+    if (nextReadAsync) asyncReadbacks++;
+    else readbacks++;
+    nextReadAsync = false;
     return read.call(this, dataId);
   };
   engine.readSync = function (this: unknown, dataId: object): unknown {
@@ -51,6 +59,26 @@ function installReadHook(): void {
 export function readbackCount(): number {
   installReadHook();
   return readbacks;
+}
+
+/** Reads started with `readAsync` since the hook was installed (not in `readbackCount()`). */
+export function asyncReadbackCount(): number {
+  installReadHook();
+  return asyncReadbacks;
+}
+
+/**
+ * Starts reading `t` to the host and returns the pending values, counted as an asynchronous read: the caller queues
+ * further device work before awaiting them. (`data()` calls engine.read synchronously, before its promise.)
+ */
+export function readAsync(t: tf.Tensor): ReturnType<tf.Tensor['data']> {
+  installReadHook();
+  nextReadAsync = true;
+  try {
+    return t.data();
+  } finally {
+    nextReadAsync = false;
+  }
 }
 
 type KernelParams = { kernelName?: string };

@@ -1,6 +1,12 @@
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { countKernels, KernelCounter, readbackCount } from '../../src/engine/kernelCounter';
+import {
+  asyncReadbackCount,
+  countKernels,
+  KernelCounter,
+  readAsync,
+  readbackCount,
+} from '../../src/engine/kernelCounter';
 
 describe('kernel counter', () => {
   beforeAll(async () => {
@@ -49,5 +55,25 @@ describe('kernel counter', () => {
     await x.bytes();
     expect(readbackCount() - before).toBe(1);
     x.dispose();
+  });
+
+  it('counts a read started with readAsync as asynchronous only, and the reads after it as blocking again', async () => {
+    const x = tf.tensor1d([1, 2, 3]);
+    const blocking0 = readbackCount();
+    const async0 = asyncReadbackCount();
+    const pending = readAsync(x);
+    const y = await x.data(); // a read between the start and the await is an ordinary one
+    expect(Array.from(await pending)).toEqual([1, 2, 3]);
+    expect(Array.from(y)).toEqual([1, 2, 3]);
+    expect(asyncReadbackCount() - async0).toBe(1);
+    expect(readbackCount() - blocking0).toBe(1);
+    x.dispose();
+    // a read that fails before reaching the engine (disposed tensor) leaves the next read blocking
+    await expect(readAsync(x)).rejects.toThrow(/disposed/);
+    const z = tf.tensor1d([4]);
+    await z.data();
+    expect(readbackCount() - blocking0).toBe(2);
+    expect(asyncReadbackCount() - async0).toBe(1);
+    z.dispose();
   });
 });

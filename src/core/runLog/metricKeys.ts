@@ -59,6 +59,11 @@ export const METRIC = {
   timeStepsPerS: 'time/steps_per_s',
   /** tensor reads to the host during the step (rollout, update and validation; each waits for a GPU to finish) */
   timeReadbacks: 'time/readbacks',
+  /**
+   * reads started before more device work was queued and awaited after it (webgpu: a student step's statistics, read
+   * while the next rollout is queued); present only when there were any
+   */
+  timeReadbacksAsync: 'time/readbacks_async',
   // SFT (ActObs / ActionSFT)
   sftLoss: 'sft/loss',
   sftActionCe: 'sft/action_ce',

@@ -30,6 +30,7 @@ import {
   type QueuedUpdate,
 } from './checkedUpdate';
 import { settleGpuErrorScopes, withDeferredGpuErrorScope } from '../webgpuDevice';
+import { readAsync } from '../kernelCounter';
 import type { StageName } from './events';
 import { teacherOnStudentTargets, withSkillPrefix } from '../teacherView';
 import { disposeTensors, toTensors, type PackedSequences } from '../sequenceBatch';
@@ -88,6 +89,12 @@ export interface UpdateRequest {
   reference: PolicyModel | null;
   /** test hook: this loss term becomes NaN */
   injectNonFinite?: string | null;
+  /**
+   * Device path only: called once every update is queued and the step's statistics read has started, before it is
+   * awaited — the student stage queues the next step's rollout here, so the device has work while the host waits
+   * (the read is then counted as asynchronous, kernelCounter.ts's readAsync). Not called on cpu and wasm.
+   */
+  whileReading?: () => void;
 }
 
 export interface UpdateResult {
@@ -265,7 +272,7 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
         }
       }
     }
-    if (onDevice) gap = await readQueued(queued, req, pooled);
+    if (onDevice) gap = await readQueued(queued, req, pooled, req.whileReading);
     const m = pooled.metrics();
     m[METRIC.criticFracRewardZeroStd] = adv.fracRewardZeroStd;
     if (req.opd?.selfTeacherAge !== undefined) m[METRIC.opdSelfTeacherAge] = req.opd.selfTeacherAge;
@@ -288,15 +295,24 @@ export async function policyUpdate(req: UpdateRequest): Promise<UpdateResult> {
 /**
  * The device path's one read: every queued update's statistics in one `data()` (a concat of their packed tensors),
  * then, update by update in order, the host path's finiteness checks (the first non-finite update throws the same
- * NonFiniteError; the device already refused it and every later one) and the pooled metrics. Returns g_k when the
+ * NonFiniteError; the device already refused it and every later one) and the pooled metrics. With `whileReading`,
+ * the read is started, then `whileReading` queues more device work, then the read is awaited. Returns g_k when the
  * first update carried it, else null.
  */
-async function readQueued(queued: QueuedUpdate[], req: UpdateRequest, pooled: UpdatePool): Promise<number | null> {
+async function readQueued(
+  queued: QueuedUpdate[],
+  req: UpdateRequest,
+  pooled: UpdatePool,
+  whileReading?: () => void,
+): Promise<number | null> {
   if (queued.length === 0) return null;
   const all = queued.length === 1 ? null : tf.concat(queued.map((q) => q.packed));
   let data: Float32Array;
   try {
-    data = (await (all ?? (queued[0] as QueuedUpdate).packed).data()) as Float32Array;
+    const packed = all ?? (queued[0] as QueuedUpdate).packed;
+    const pending = whileReading ? readAsync(packed) : packed.data();
+    whileReading?.();
+    data = (await pending) as Float32Array;
   } finally {
     all?.dispose();
   }

@@ -48,6 +48,11 @@ export interface TrainerOptions {
   shippedTeacher?: WeightRecord[] | null;
   /** test hook: this loss term of this step becomes NaN */
   injectNonFinite?: { stage: StageName; step: number; term: string } | null;
+  /**
+   * On webgpu, queue a student step's next rollout while its statistics are read (default true; stages/student.ts).
+   * Nothing is computed differently; false is the test that proves it.
+   */
+  overlapRollouts?: boolean;
   /** wall clock in ms (default performance.now / Date.now) */
   clock?: () => number;
   /**
@@ -300,6 +305,7 @@ export class Trainer {
       liveEpisode: (stage, step, tasks, rollout, teacherActive) =>
         this.liveEpisode(stage, step, tasks, rollout, teacherActive),
       withinStep: () => this.opts.withinStep?.(this.state.stage, this.state.step) ?? Promise.resolve(),
+      overlapRollouts: this.opts.overlapRollouts ?? true,
       injected: (stage, step) => {
         const f = this.opts.injectNonFinite;
         return f && f.stage === stage && f.step === step ? f.term : null;

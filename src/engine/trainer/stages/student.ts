@@ -14,7 +14,9 @@ import type { StageContext } from './stageContext';
 import { trainingRollout, validationScore } from './stageRollouts';
 import { METRIC } from '../../../core/runLog/metricKeys';
 import { phaseMetrics } from '../../../core/runLog/stepPhases';
-import { readbackCount } from '../../kernelCounter';
+import { asyncReadbackCount, readbackCount } from '../../kernelCounter';
+import type { Task } from '../../../core/env/types';
+import type { RolloutOutput } from '../enginePort';
 import { selfTeacherFor } from '../selfTeacher';
 import type { OpdPart } from '../policyUpdate';
 import { StudentGate } from '../studentGate';
@@ -44,12 +46,28 @@ export async function runStudent(ctx: StageContext, from: number): Promise<void>
   const g = sc.grpo;
   const c = ctx.state.counters;
   const optimizer = await ctx.openOptimizer(student, g.learningRate, from);
-  for (let k = from + 1; k <= sc.steps; k++) {
+  // webgpu: the next step's rollout, queued while this step's statistics are read (policyUpdate's whileReading), and
+  // the read-back count when it was queued (its turns' reads are the next step's)
+  let next: Early | null = null;
+  try {
+    for (let k = from + 1; k <= sc.steps; k++) {
+      const early: Early | null = next;
+      next = null;
+      await studentStep(k, early);
+    }
+  } finally {
+    // a step that failed or stopped after queueing the next rollout: let it finish (its output is host arrays)
+    if (next !== null) await (next as Early).rollout.catch(() => undefined);
+  }
+
+  async function studentStep(k: number, early: Early | null): Promise<void> {
     const t0 = ctx.clock();
-    const reads0 = readbackCount();
+    const reads0 = early?.reads0 ?? readbackCount();
+    const asyncReads0 = asyncReadbackCount();
     const plan = gate.beginStep(k);
     if (ctx.followers) await ctx.followers.beginStep(k, plan, ctx.sharedSnapshot);
-    const { tasks, rollout: r } = await trainingRollout(ctx, 'student', k, student, g);
+    // the rollout depends on the step and the weights only (not on the gate's plan), so it may be queued early
+    const { tasks, rollout: r } = await (early?.rollout ?? trainingRollout(ctx, 'student', k, student, g));
     // GKD's λ < 1: is this step's distillation batch the teacher's own samples? (λ = 1 draws nothing; only gkd-jsd
     // reads λ, the config refuses λ ≠ 1 with another form)
     const fraction = sc.distill.form === 'gkd-jsd' ? sc.distill.studentFraction : 1;
@@ -76,6 +94,14 @@ export async function runStudent(ctx: StageContext, from: number): Promise<void>
       opd,
       reference: g.klBeta > 0 ? init : null,
       injectNonFinite: ctx.injected('student', k),
+      whileReading: overlapsNext(k)
+        ? () => {
+            const reads = readbackCount();
+            const rollout = trainingRollout(ctx, 'student', k + 1, student, g);
+            rollout.catch(() => undefined); // awaited by the next step, or by the stage's end on a failure
+            next = { rollout, reads0: reads };
+          }
+        : undefined,
     });
     const updateMs = ctx.clock() - u0;
     c.sampledTokens += r.sampledTokens;
@@ -108,8 +134,11 @@ export async function runStudent(ctx: StageContext, from: number): Promise<void>
     const ms = ctx.clock() - t0 - validationMs;
     const tail: Record<string, number> = {
       [METRIC.timeStepMs]: ms,
-      [METRIC.timeReadbacks]: readbackCount() - reads0,
+      // blocking reads of this step: up to the moment the next step's rollout was queued, whose reads are its own
+      [METRIC.timeReadbacks]: (next?.reads0 ?? readbackCount()) - reads0,
     };
+    const asyncReads = asyncReadbackCount() - asyncReads0;
+    if (asyncReads > 0) tail[METRIC.timeReadbacksAsync] = asyncReads;
     const checkpointMs = ctx.takeCheckpointMs();
     const phases = {
       rollout: rolloutMs,
@@ -130,6 +159,20 @@ export async function runStudent(ctx: StageContext, from: number): Promise<void>
     ctx.followers?.endStep(k, sc.steps, c, line, tail);
     await ctx.afterStep(k);
   }
+
+  /**
+   * Whether step k queues step k+1's rollout during its statistics read: not at the last step, not at a validation
+   * step (the validation rollout follows the update), and not with riders (their plans begin each step).
+   */
+  function overlapsNext(k: number): boolean {
+    return k < sc.steps && k % sc.validationEvery !== 0 && ctx.followers === null && ctx.overlapRollouts;
+  }
+}
+
+/** A rollout queued during the previous step's statistics read, and the read-back count when it was queued. */
+interface Early {
+  rollout: Promise<{ tasks: Task[]; rollout: RolloutOutput }>;
+  reads0: number;
 }
 
 /**
