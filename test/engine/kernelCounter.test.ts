@@ -63,7 +63,7 @@ describe('kernel counter', () => {
     const async0 = asyncReadbackCount();
     const pending = readAsync(x);
     const y = await x.data(); // a read between the start and the await is an ordinary one
-    expect(Array.from(await pending)).toEqual([1, 2, 3]);
+    expect(Array.from((await pending) as Float32Array)).toEqual([1, 2, 3]);
     expect(Array.from(y)).toEqual([1, 2, 3]);
     expect(asyncReadbackCount() - async0).toBe(1);
     expect(readbackCount() - blocking0).toBe(1);

@@ -1,9 +1,10 @@
 // Read-backs per student step on webgpu (Dawn on SwiftShader in Node), counted, not timed: the smoke preset cut to
-// 2 SFT, 1 teacher and 6 student steps (validation at 5). A student step reads each rollout turn's tokens once
+// 2 SFT, 3 teacher and 6 student steps (validation at 5). A student step reads each rollout turn's tokens once
 // (shell: at most 3 turns) and, on the device path, every mini-batch update's statistics and g_k in ONE read after
 // the step's last update (checkedUpdate.ts, policyUpdate.ts); before, one read per mini-batch (2 in smoke), so up to
 // 5. That read is started before the next step's rollout is queued and awaited after it (stages/student.ts), so
-// outside validation and the last step it is asynchronous: the device has the rollout to run while the host waits.
+// outside validation and the last step it is asynchronous: the device has the rollout to run while the host waits
+// (the teacher stage's GRPO steps likewise).
 // Queueing the rollout early changes no value: the run with it and the run without report the same metrics, bit for
 // bit, and the gate decides at the same steps. A non-finite student step is still refused and logged as on wasm
 // (trainer.e2e.test.ts's check, here on webgpu). Skipped with the reason printed where no webgpu adapter exists.
@@ -36,7 +37,7 @@ beforeAll(async () => {
     skipReason = e instanceof Error ? e.message : String(e);
   }
   cfg = resolveConfig(
-    { seed: 2, sft: { steps: 2 }, teacher: { steps: 1 }, student: { steps: 6 } },
+    { seed: 2, sft: { steps: 2 }, teacher: { steps: 3 }, student: { steps: 6 } },
     loadPreset('smoke', lookupPreset).config,
   );
 });
@@ -67,6 +68,11 @@ describe('student steps on webgpu', () => {
     }
     // the validation step (5) reads its statistics before the validation rollout: nothing asynchronous
     expect(lines.find((l) => l.step === 5)?.[METRIC.timeReadbacksAsync]).toBeUndefined();
+    // the teacher's GRPO steps: the same overlap, but for the last
+    const teacherLines = events.flatMap((e) => (e.type === 'step' && e.stage === 'teacher' ? [e.metrics] : []));
+    expect(teacherLines.map((l) => l[METRIC.timeReadbacksAsync] ?? 0)).toEqual([1, 1, 0]);
+    for (const l of teacherLines.slice(0, 2))
+      expect(l[METRIC.timeReadbacks]).toBeLessThanOrEqual(MAX_READBACKS_PER_STUDENT_STEP);
     // every mini-batch update was applied (2 per step in smoke) and the gap came back with them
     for (const l of lines) {
       expect(l[METRIC.actorUpdates]).toBe(2);
@@ -89,11 +95,11 @@ describe('student steps on webgpu', () => {
       events.flatMap((e) => (e.type === 'step' ? [[`${e.stage}:${e.step}`, values(e.metrics)] as const] : []));
     const a = stepsOf(on.events);
     expect(a.filter(([k]) => k.startsWith('student:')).length).toBe(6);
+    expect(a.filter(([k]) => k.startsWith('teacher:')).length).toBe(3);
     expect(a).toEqual(stepsOf(off.events));
     expect(gateOf(on.events)).toEqual(gateOf(off.events));
     // without the overlap every step reads its statistics blocking, and nothing is asynchronous
-    for (const e of off.events)
-      if (e.type === 'step' && e.stage === 'student') expect(e.metrics[METRIC.timeReadbacksAsync]).toBeUndefined();
+    for (const e of off.events) if (e.type === 'step') expect(e.metrics[METRIC.timeReadbacksAsync]).toBeUndefined();
   }, 900_000);
 
   it('refuses a non-finite OPD loss and logs it naming the step and the term, as on wasm', async (ctx) => {

@@ -12,11 +12,10 @@ import { policyUpdate } from '../policyUpdate';
 import { rolloutMetrics } from '../rolloutMetrics';
 import type { StageContext } from './stageContext';
 import { trainingRollout, validationScore } from './stageRollouts';
+import { NextRollout } from './nextRollout';
 import { METRIC } from '../../../core/runLog/metricKeys';
 import { phaseMetrics } from '../../../core/runLog/stepPhases';
-import { asyncReadbackCount, readbackCount } from '../../kernelCounter';
-import type { Task } from '../../../core/env/types';
-import type { RolloutOutput } from '../enginePort';
+import { asyncReadbackCount } from '../../kernelCounter';
 import { selfTeacherFor } from '../selfTeacher';
 import type { OpdPart } from '../policyUpdate';
 import { StudentGate } from '../studentGate';
@@ -46,28 +45,22 @@ export async function runStudent(ctx: StageContext, from: number): Promise<void>
   const g = sc.grpo;
   const c = ctx.state.counters;
   const optimizer = await ctx.openOptimizer(student, g.learningRate, from);
-  // webgpu: the next step's rollout, queued while this step's statistics are read (policyUpdate's whileReading), and
-  // the read-back count when it was queued (its turns' reads are the next step's)
-  let next: Early | null = null;
+  // webgpu: the next step's rollout is queued while this step's statistics are read (nextRollout.ts)
+  const next = new NextRollout();
   try {
-    for (let k = from + 1; k <= sc.steps; k++) {
-      const early: Early | null = next;
-      next = null;
-      await studentStep(k, early);
-    }
+    for (let k = from + 1; k <= sc.steps; k++) await studentStep(k);
   } finally {
-    // a step that failed or stopped after queueing the next rollout: let it finish (its output is host arrays)
-    if (next !== null) await (next as Early).rollout.catch(() => undefined);
+    await next.settle();
   }
 
-  async function studentStep(k: number, early: Early | null): Promise<void> {
+  async function studentStep(k: number): Promise<void> {
     const t0 = ctx.clock();
-    const reads0 = early?.reads0 ?? readbackCount();
+    const early = next.take();
     const asyncReads0 = asyncReadbackCount();
     const plan = gate.beginStep(k);
     if (ctx.followers) await ctx.followers.beginStep(k, plan, ctx.sharedSnapshot);
     // the rollout depends on the step and the weights only (not on the gate's plan), so it may be queued early
-    const { tasks, rollout: r } = await (early?.rollout ?? trainingRollout(ctx, 'student', k, student, g));
+    const { tasks, rollout: r } = await (early.rollout ?? trainingRollout(ctx, 'student', k, student, g));
     // GKD's λ < 1: is this step's distillation batch the teacher's own samples? (λ = 1 draws nothing; only gkd-jsd
     // reads λ, the config refuses λ ≠ 1 with another form)
     const fraction = sc.distill.form === 'gkd-jsd' ? sc.distill.studentFraction : 1;
@@ -95,12 +88,7 @@ export async function runStudent(ctx: StageContext, from: number): Promise<void>
       reference: g.klBeta > 0 ? init : null,
       injectNonFinite: ctx.injected('student', k),
       whileReading: overlapsNext(k)
-        ? () => {
-            const reads = readbackCount();
-            const rollout = trainingRollout(ctx, 'student', k + 1, student, g);
-            rollout.catch(() => undefined); // awaited by the next step, or by the stage's end on a failure
-            next = { rollout, reads0: reads };
-          }
+        ? () => next.queue(() => trainingRollout(ctx, 'student', k + 1, student, g))
         : undefined,
     });
     const updateMs = ctx.clock() - u0;
@@ -135,7 +123,7 @@ export async function runStudent(ctx: StageContext, from: number): Promise<void>
     const tail: Record<string, number> = {
       [METRIC.timeStepMs]: ms,
       // blocking reads of this step: up to the moment the next step's rollout was queued, whose reads are its own
-      [METRIC.timeReadbacks]: (next?.reads0 ?? readbackCount()) - reads0,
+      [METRIC.timeReadbacks]: next.readsSince(early.reads0),
     };
     const asyncReads = asyncReadbackCount() - asyncReads0;
     if (asyncReads > 0) tail[METRIC.timeReadbacksAsync] = asyncReads;
@@ -167,12 +155,6 @@ export async function runStudent(ctx: StageContext, from: number): Promise<void>
   function overlapsNext(k: number): boolean {
     return k < sc.steps && k % sc.validationEvery !== 0 && ctx.followers === null && ctx.overlapRollouts;
   }
-}
-
-/** A rollout queued during the previous step's statistics read, and the read-back count when it was queued. */
-interface Early {
-  rollout: Promise<{ tasks: Task[]; rollout: RolloutOutput }>;
-  reads0: number;
 }
 
 /**

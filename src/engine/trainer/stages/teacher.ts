@@ -10,9 +10,10 @@ import { sftStep } from './sft';
 import { rolloutMetrics } from '../rolloutMetrics';
 import type { StageContext } from './stageContext';
 import { trainingRollout, validationScore } from './stageRollouts';
+import { NextRollout } from './nextRollout';
 import { METRIC } from '../../../core/runLog/metricKeys';
 import { phaseMetrics } from '../../../core/runLog/stepPhases';
-import { readbackCount } from '../../kernelCounter';
+import { asyncReadbackCount } from '../../kernelCounter';
 
 /** Steps this stage trains: none with a shipped teacher. */
 export function teacherSteps(ctx: StageContext): number {
@@ -34,46 +35,65 @@ export async function runTeacher(ctx: StageContext, from: number): Promise<void>
   const steps = teacherSteps(ctx);
   const g = cfg.teacher.grpo;
   const optimizer = steps > 0 ? await ctx.openOptimizer(teacher, g.learningRate, from) : null;
-  for (let k = from + 1; k <= steps; k++) {
-    const t0 = ctx.clock();
-    const reads0 = readbackCount();
-    const { tasks, rollout: r } = await trainingRollout(ctx, 'teacher', k, teacher, g);
-    const rolloutMs = ctx.clock() - t0;
-    ctx.liveEpisode('teacher', k, tasks, r, true);
-    const u0 = ctx.clock();
-    const u = await policyUpdate({
-      stage: 'teacher',
-      step: k,
-      policy: teacher,
-      optimizer: optimizer!,
-      rollout: r,
-      tasks,
-      groupSize: g.groupSize,
-      grpo: g,
-      withSkill: true,
-      opd: null,
-      reference: g.klBeta > 0 ? init : null,
-      injectNonFinite: ctx.injected('teacher', k),
-    });
-    const updateMs = ctx.clock() - u0;
-    const ms = ctx.clock() - t0;
-    const checkpointMs = ctx.takeCheckpointMs();
-    const phases = { rollout: rolloutMs, teacherForward: 0, update: updateMs, validation: 0, checkpoint: checkpointMs };
-    ctx.emit({
-      type: 'step',
-      stage: 'teacher',
-      step: k,
-      totalSteps: steps,
-      metrics: {
+  // webgpu: the next step's rollout is queued while this step's statistics are read (nextRollout.ts)
+  const next = new NextRollout();
+  try {
+    for (let k = from + 1; k <= steps; k++) {
+      const t0 = ctx.clock();
+      const early = next.take();
+      const asyncReads0 = asyncReadbackCount();
+      const { tasks, rollout: r } = await (early.rollout ?? trainingRollout(ctx, 'teacher', k, teacher, g));
+      const rolloutMs = ctx.clock() - t0;
+      ctx.liveEpisode('teacher', k, tasks, r, true);
+      const u0 = ctx.clock();
+      const u = await policyUpdate({
+        stage: 'teacher',
         step: k,
-        ...rolloutMetrics(r),
-        ...u.metrics,
-        [METRIC.timeStepMs]: ms,
-        [METRIC.timeReadbacks]: readbackCount() - reads0,
-        ...phaseMetrics(phases, ms + checkpointMs, r.sampledTokens),
-      },
-    });
-    await ctx.afterStep(k);
+        policy: teacher,
+        optimizer: optimizer!,
+        rollout: r,
+        tasks,
+        groupSize: g.groupSize,
+        grpo: g,
+        withSkill: true,
+        opd: null,
+        reference: g.klBeta > 0 ? init : null,
+        injectNonFinite: ctx.injected('teacher', k),
+        whileReading:
+          k < steps && ctx.overlapRollouts
+            ? () => next.queue(() => trainingRollout(ctx, 'teacher', k + 1, teacher, g))
+            : undefined,
+      });
+      const updateMs = ctx.clock() - u0;
+      const ms = ctx.clock() - t0;
+      const checkpointMs = ctx.takeCheckpointMs();
+      const phases = {
+        rollout: rolloutMs,
+        teacherForward: 0,
+        update: updateMs,
+        validation: 0,
+        checkpoint: checkpointMs,
+      };
+      const asyncReads = asyncReadbackCount() - asyncReads0;
+      ctx.emit({
+        type: 'step',
+        stage: 'teacher',
+        step: k,
+        totalSteps: steps,
+        metrics: {
+          step: k,
+          ...rolloutMetrics(r),
+          ...u.metrics,
+          [METRIC.timeStepMs]: ms,
+          [METRIC.timeReadbacks]: next.readsSince(early.reads0),
+          ...(asyncReads > 0 ? { [METRIC.timeReadbacksAsync]: asyncReads } : {}),
+          ...phaseMetrics(phases, ms + checkpointMs, r.sampledTokens),
+        },
+      });
+      await ctx.afterStep(k);
+    }
+  } finally {
+    await next.settle();
   }
   // frozen from here on; S_T on the validation split with the gate's metric
   let sT = await validationScore(ctx, teacher, true);
