@@ -45,17 +45,27 @@ describe('the shipped held-out result files', () => {
       'shell#3@0.625 2.6 ± 26.9',
       // shop's dose–response page (three seeds per cell) replaces the protocol page's 0 (a difference of two means)
       'shop#1@0 -5.0 ± 5.3',
+      'shop#1@0.125 -1.3 ± 3.4',
       'shop#1@0.2 -4.6 ± 3.9',
+      'shop#1@0.25 -9.3 ± 26.7',
+      'shop#1@0.375 -1.4 ± 11.7',
+      'shop#1@0.5 -4.2 ± 19.4',
       'shop#1@0.625 16.6 ± 35.5',
       'shop#2@0 -0.6 ± 9.1',
+      'shop#2@0.25 9.0 ± 7.9',
+      'shop#2@0.375 9.8 ± 25.3',
       'shop#2@0.625 15.0 ± 16.6',
       'shop#3@0 -5.4 ± 9.6',
+      'shop#3@0.25 -6.9 ± 31.1',
+      'shop#3@0.375 -0.6 ± 12.6',
       'shop#3@0.625 -12.2 ± 79.6',
       // pooled over the three worlds: the mean of the worlds' means, t-interval over worlds
       'shell#-1@0 -9.6 ± 18.7',
       'shell#-1@0.375 0.3 ± 21.5',
       'shell#-1@0.625 3.0 ± 17.9',
       'shop#-1@0 -3.7 ± 6.6',
+      'shop#-1@0.25 -2.4 ± 24.7',
+      'shop#-1@0.375 2.6 ± 15.6',
       'shop#-1@0.625 6.5 ± 40.2',
     ]);
   });
