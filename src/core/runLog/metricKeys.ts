@@ -60,7 +60,7 @@ export const METRIC = {
   /** tensor reads to the host during the step (rollout, update and validation; each waits for a GPU to finish) */
   timeReadbacks: 'time/readbacks',
   /**
-   * reads started before more device work was queued and awaited after it (webgpu: a student step's statistics, read
+   * reads started before more device work was queued and awaited after it (webgpu: a GRPO step's statistics, read
    * while the next rollout is queued); present only when there were any
    */
   timeReadbacksAsync: 'time/readbacks_async',

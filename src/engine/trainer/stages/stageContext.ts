@@ -90,7 +90,7 @@ export interface StageContext {
   takeCheckpointMs(): number;
   /** The stop hook alone, between parts of a stage that are not training steps (evaluation passes). */
   stopPoint(): Promise<void>;
-  /** webgpu: a student step queues the next step's rollout while its statistics are read (student.ts) */
+  /** webgpu: a GRPO step (student or teacher) queues the next step's rollout while its statistics are read (nextRollout.ts) */
   readonly overlapRollouts: boolean;
   /** test hook: the loss term to make NaN at this step, if any */
   injected(stage: StageName, step: number): string | null;

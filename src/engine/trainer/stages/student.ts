@@ -15,7 +15,6 @@ import { trainingRollout, validationScore } from './stageRollouts';
 import { NextRollout } from './nextRollout';
 import { METRIC } from '../../../core/runLog/metricKeys';
 import { phaseMetrics } from '../../../core/runLog/stepPhases';
-import { asyncReadbackCount } from '../../kernelCounter';
 import { selfTeacherFor } from '../selfTeacher';
 import type { OpdPart } from '../policyUpdate';
 import { StudentGate } from '../studentGate';
@@ -56,7 +55,6 @@ export async function runStudent(ctx: StageContext, from: number): Promise<void>
   async function studentStep(k: number): Promise<void> {
     const t0 = ctx.clock();
     const early = next.take();
-    const asyncReads0 = asyncReadbackCount();
     const plan = gate.beginStep(k);
     if (ctx.followers) await ctx.followers.beginStep(k, plan, ctx.sharedSnapshot);
     // the rollout depends on the step and the weights only (not on the gate's plan), so it may be queued early
@@ -122,11 +120,8 @@ export async function runStudent(ctx: StageContext, from: number): Promise<void>
     const ms = ctx.clock() - t0 - validationMs;
     const tail: Record<string, number> = {
       [METRIC.timeStepMs]: ms,
-      // blocking reads of this step: up to the moment the next step's rollout was queued, whose reads are its own
-      [METRIC.timeReadbacks]: next.readsSince(early.reads0),
+      ...next.readbacks(early),
     };
-    const asyncReads = asyncReadbackCount() - asyncReads0;
-    if (asyncReads > 0) tail[METRIC.timeReadbacksAsync] = asyncReads;
     const checkpointMs = ctx.takeCheckpointMs();
     const phases = {
       rollout: rolloutMs,

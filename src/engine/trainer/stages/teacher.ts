@@ -13,7 +13,6 @@ import { trainingRollout, validationScore } from './stageRollouts';
 import { NextRollout } from './nextRollout';
 import { METRIC } from '../../../core/runLog/metricKeys';
 import { phaseMetrics } from '../../../core/runLog/stepPhases';
-import { asyncReadbackCount } from '../../kernelCounter';
 
 /** Steps this stage trains: none with a shipped teacher. */
 export function teacherSteps(ctx: StageContext): number {
@@ -41,7 +40,6 @@ export async function runTeacher(ctx: StageContext, from: number): Promise<void>
     for (let k = from + 1; k <= steps; k++) {
       const t0 = ctx.clock();
       const early = next.take();
-      const asyncReads0 = asyncReadbackCount();
       const { tasks, rollout: r } = await (early.rollout ?? trainingRollout(ctx, 'teacher', k, teacher, g));
       const rolloutMs = ctx.clock() - t0;
       ctx.liveEpisode('teacher', k, tasks, r, true);
@@ -74,7 +72,6 @@ export async function runTeacher(ctx: StageContext, from: number): Promise<void>
         validation: 0,
         checkpoint: checkpointMs,
       };
-      const asyncReads = asyncReadbackCount() - asyncReads0;
       ctx.emit({
         type: 'step',
         stage: 'teacher',
@@ -85,8 +82,7 @@ export async function runTeacher(ctx: StageContext, from: number): Promise<void>
           ...rolloutMetrics(r),
           ...u.metrics,
           [METRIC.timeStepMs]: ms,
-          [METRIC.timeReadbacks]: next.readsSince(early.reads0),
-          ...(asyncReads > 0 ? { [METRIC.timeReadbacksAsync]: asyncReads } : {}),
+          ...next.readbacks(early),
           ...phaseMetrics(phases, ms + checkpointMs, r.sampledTokens),
         },
       });
