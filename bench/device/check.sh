@@ -6,7 +6,8 @@
 # Writes to $OUT (the device tool's folder; /tmp/device-check elsewhere): check.log (everything printed, each
 # command's wall time), bench-now.json / bench-before.json (the bench's JSON), runs.tar.gz (each run's summary,
 # report, events and step metrics: time/readbacks and time/readbacks_async per step). Commands run in order of
-# importance and each has its own time limit, so a machine taken back early still leaves the first results.
+# importance, each under its own time limit (together 570 s, inside the tool's 600 s), and the runs are packed after
+# every command, so a call cut short still returns the first results.
 # QUICK=1 bash bench/device/check.sh checks the kit's plumbing here in a minute: one W1 step and a cut smoke run, on
 # wasm (webgpu on SwiftShader takes many minutes; `node .device/now/cli/bench.mjs --backends webgpu` runs it).
 set -uo pipefail
@@ -37,6 +38,13 @@ timed() {
   timeout "$limit" "$@"
   local rc=$?
   echo "== $name: rc $rc, $(( ($(date +%s%N) - t0) / 1000000 )) ms wall" >&2
+  pack
+}
+
+# the runs so far, packed after every command (the device tool's limit may cut the call short)
+pack() {
+  (cd "$runs" && find . \( -name summary.json -o -name report.md -o -name events.jsonl -o -name metrics.jsonl \
+    -o -name comparison.md \) -print0 | tar czf "$OUT/runs.tar.gz" --null -T -)
 }
 
 if [ "${QUICK:-0}" = 1 ]; then
@@ -45,20 +53,18 @@ if [ "${QUICK:-0}" = 1 ]; then
   timed 600 smoke-now node "$kit/now/cli/experiment.mjs" --preset smoke --seed 2 --backend wasm --no-progress \
     --set sft.steps=2 --set teacher.steps=3 --set student.steps=6 --out "$runs/smoke-now"
 else
-  timed 150 bench-now node "$kit/now/cli/bench.mjs" --backends webgpu,wasm --workloads w1,w2cached,loss \
+  timed 120 bench-now node "$kit/now/cli/bench.mjs" --backends webgpu,wasm --workloads w1,w2cached,loss \
     >"$OUT/bench-now.json"
   timed 120 shell-now node "$kit/now/cli/experiment.mjs" --preset retire-shell --seed 0 --backend webgpu --no-progress \
     --out "$runs/retire-shell-now"
   timed 150 arms-now node "$kit/now/cli/sweep.mjs" --presets retire-shell,opd-shell,grpo-shell --seeds 0 \
     --backend webgpu --jobs 1 --no-progress --out "$runs/three-arms-now"
   if [ -d "$kit/before" ]; then
-    timed 90 bench-before node "$kit/before/cli/bench.mjs" --backends webgpu --workloads w1,w2cached,loss \
+    timed 60 bench-before node "$kit/before/cli/bench.mjs" --backends webgpu --workloads w1,w2cached,loss \
       >"$OUT/bench-before.json"
-    timed 150 shell-before node "$kit/before/cli/experiment.mjs" --preset retire-shell --seed 0 --backend webgpu \
+    timed 120 shell-before node "$kit/before/cli/experiment.mjs" --preset retire-shell --seed 0 --backend webgpu \
       --no-progress --out "$runs/retire-shell-before"
   fi
 fi
-(cd "$runs" && find . \( -name summary.json -o -name report.md -o -name events.jsonl -o -name metrics.jsonl \
-  -o -name comparison.md \) -print0 | tar czf "$OUT/runs.tar.gz" --null -T -)
 rm -rf "$runs"
 echo "== $(date -u +%T) done; files in $OUT"
