@@ -17,16 +17,22 @@ set -euo pipefail
 root=$(git rev-parse --show-toplevel)
 cd "$root"
 kit=${KIT_DIR:-.device}
+# the folder is emptied first: never the repository itself or a folder above it
+k=$(realpath -m "$kit")
+if [ "$k" = / ] || [ "$k" = "$root" ] || [[ "$root" == "$k"/* ]]; then
+  echo "kit: KIT_DIR=$kit would hold the repository; name a folder of its own" >&2
+  exit 2
+fi
 rm -rf "$kit"
 mkdir -p "$kit/gl"
 
 # The bundles keep `webgpu` external (a native addon); `require`, `__dirname` and `__filename` are provided for the
 # CommonJS parts of tfjs (the wasm backend's loader uses them).
-# Minified, with the code the commands share (tfjs above all) in common chunks: about 5 MB a checkout.
+# Minified, with the code the commands share (tfjs above all) in common chunks: about 3.4 MB a checkout.
 bundle() { # SOURCE_ROOT DEST
   npx esbuild "$1/cli/bench.ts" "$1/cli/experiment.ts" "$1/cli/sweep.ts" --bundle --splitting --minify \
-    --platform=node --format=esm --main-fields=module,main --outdir="$2/cli" --out-extension:.js=.mjs --chunk-names=chunk-[hash] \
-    --external:webgpu --log-level=warning \
+    --platform=node --format=esm --main-fields=module,main --outdir="$2/cli" --out-extension:.js=.mjs \
+    --chunk-names=chunk-[hash] --external:webgpu --log-level=warning \
     --banner:js="import { createRequire as __kitRequire } from 'node:module'; import { fileURLToPath as __kitPath } from 'node:url'; import { dirname as __kitDir } from 'node:path'; const require = __kitRequire(import.meta.url); const __filename = __kitPath(import.meta.url); const __dirname = __kitDir(__filename);"
 }
 bundle . "$kit/now"
