@@ -2,8 +2,11 @@
 // run the same kernels as one run with K times the rows, so this times a training step and a cached rollout of
 // `retire-shell`'s policy at batch B, 2B, 3B … (B = the preset's GRPO rollouts per step) and prints each as a share of K separate
 // steps. Near 1: the time is arithmetic that grows with the rows, and a member axis would save nothing. Near 1/K: the
-// time is per-kernel overhead, which a member axis would pay once. Members with their own weights would need batched
-// products instead of these shared-weight ones, so real savings are at most these.
+// time is per-kernel overhead, which a member axis would pay once. Members with their own weights need batched
+// products instead of these shared-weight ones: the last columns time that, the member axis itself
+// (src/engine/memberModel.ts, memberAdam.ts): one step of K members, each its own weights and B rows, with each
+// member's own gradient clip and finiteness guard, beside K single steps (each with the same clip, by checkedUpdate's
+// host rule), and the GPU programs each dispatches (on webgpu; elsewhere its kernels).
 // A measurement to report, not a test:
 //   npx tsx bench/memberBatching.ts [--backend wasm|cpu|webgpu] [--members 1,2,3] [--steps N] [--repeats N]
 // Each population size is timed in fresh processes, one after another, and the table gives medians over them.
@@ -20,6 +23,9 @@ import { generate } from '../src/engine/generate';
 import { tokenLogProbs } from '../src/engine/losses/tokenLogProbs';
 import { PolicyModel } from '../src/engine/model';
 import { modelConfigFor, type ModelConfig } from '../src/engine/modelConfig';
+import { countKernels, type KernelCounts } from '../src/engine/kernelCounter';
+import { MemberAdam } from '../src/engine/memberAdam';
+import { MemberModel } from '../src/engine/memberModel';
 import { createAdam } from '../src/engine/optimizer';
 import { readShippedPreset } from './shippedPreset';
 
@@ -81,6 +87,80 @@ async function trainStepMs(config: ModelConfig, rows: number): Promise<number> {
   }
 }
 
+/** token cross-entropy of rows [n, TOKENS] under a forward pass of their first TOKENS − 1 tokens: [n] */
+function rowLoss(logits: tf.Tensor, rows: tf.Tensor2D): tf.Tensor1D {
+  const n = rows.shape[0];
+  return tf.neg(tf.mean(tokenLogProbs(logits, tf.slice(rows, [0, 1], [n, TOKENS - 1])), 1)) as tf.Tensor1D;
+}
+
+/** GPU programs dispatched on webgpu; elsewhere every kernel (a reshape included, which costs nothing there) */
+function programs(k: KernelCounts): number {
+  return k.gpuPrograms ?? k.total;
+}
+
+/**
+ * One clipped step of `k` members (own weights, `rows` rows each) on the member axis, and its kernel count; with
+ * `k` = 1 and `single`, one PolicyModel's clipped step instead (the reference the member axis is divided by).
+ */
+async function memberStep(config: ModelConfig, k: number, rows: number, single: boolean): Promise<[number, number]> {
+  const models = Array.from({ length: k }, (_, i) => new PolicyModel(config, 1 + i, `member_axis_${k}_${i}`));
+  const tokens = tf.randomUniform([k, rows, TOKENS], 0, config.vocabSize, 'int32', 4) as tf.Tensor3D;
+  const clip = 1;
+  if (single) {
+    const model = models[0]!;
+    const optimizer = createAdam({ learningRate: 1e-3, beta1: 0.9, beta2: 0.999, epsilon: 1e-8 });
+    const own = tf.reshape(tokens, [rows, TOKENS]) as tf.Tensor2D;
+    const inputs = tf.slice(own, [0, 0], [rows, TOKENS - 1]) as tf.Tensor2D;
+    // checkedUpdate's host rule: one read of loss and ‖∇‖², the clip coefficient on the host, then Adam
+    const step = async () => {
+      const { value, grads } = tf.variableGrads(
+        () => tf.mean(rowLoss(model.forward(inputs), own)) as tf.Scalar,
+        model.trainableVariables,
+      );
+      const normSq = tf.tidy(() => tf.addN(Object.values(grads).map((g) => tf.sum(tf.square(g)))));
+      const [, n2] = Array.from(await tf.stack([value, normSq]).data());
+      const coef = Math.min(1, clip / (Math.sqrt(n2!) + 1e-6));
+      const scaled = tf.tidy(() => Object.fromEntries(Object.entries(grads).map(([n, g]) => [n, tf.mul(g, coef)])));
+      optimizer.applyGradients(scaled as unknown as Record<string, tf.Variable>); // tfjs types the map as variables; it reads tensors
+      tf.dispose([value, normSq, ...Object.values(grads), ...Object.values(scaled)]);
+    };
+    try {
+      const kernels = programs((await countKernels(step)).kernels);
+      return [await medianMs(step, steps), kernels];
+    } finally {
+      tf.dispose([tokens, own, inputs]);
+      optimizer.dispose();
+      model.dispose();
+    }
+  }
+  const members = MemberModel.fromModels(models);
+  models.forEach((m) => m.dispose());
+  const adam = new MemberAdam(members.trainableVariables, {
+    learningRate: 1e-3,
+    beta1: 0.9,
+    beta2: 0.999,
+    epsilon: 1e-8,
+  });
+  const inputs = tf.slice(tokens, [0, 0, 0], [k, rows, TOKENS - 1]);
+  const flat = tf.reshape(tokens, [k * rows, TOKENS]) as tf.Tensor2D;
+  const step = async () => {
+    const { stats } = adam.step(() => {
+      const logits = tf.reshape(members.forward(inputs), [k * rows, TOKENS - 1, config.vocabSize]);
+      return tf.mean(tf.reshape(rowLoss(logits, flat), [k, rows]), 1) as tf.Tensor1D;
+    }, clip);
+    await stats.data();
+    stats.dispose();
+  };
+  try {
+    const kernels = programs((await countKernels(step)).kernels);
+    return [await medianMs(step, steps), kernels];
+  } finally {
+    tf.dispose([tokens, inputs, flat]);
+    adam.dispose();
+    members.dispose();
+  }
+}
+
 /** A cached rollout of `rows` sequences. */
 async function rolloutMs(config: ModelConfig, rows: number): Promise<number> {
   const model = new PolicyModel(config, 1, `member_batching_rollout_${rows}`);
@@ -104,11 +184,14 @@ if (values.child !== undefined) {
   const backend = await initBackend(parseBackendName(values.backend));
   const train = await trainStepMs(model, k * batch);
   const rollout = await rolloutMs(model, k * batch);
-  console.log(JSON.stringify({ backend, train, rollout }));
+  const [memberAxis, memberKernels] = await memberStep(model, k, batch, false);
+  const [single, singleKernels] = await memberStep(model, 1, batch, true);
+  console.log(JSON.stringify({ backend, train, rollout, memberAxis, memberKernels, single, singleKernels }));
 } else {
   // every population size in fresh processes, in turn, `repeats` times: a process's speed depends on where its wasm
   // heap landed and on what it allocated before (the same step varies by up to a third between processes here)
-  const runs = new Map<number, { train: number; rollout: number }[]>(members.map((k) => [k, []]));
+  type Line = Record<'train' | 'rollout' | 'memberAxis' | 'memberKernels' | 'single' | 'singleKernels', number>;
+  const runs = new Map<number, Line[]>(members.map((k) => [k, []]));
   let backend = '';
   for (let r = 0; r < repeats; r++)
     for (const k of members) {
@@ -117,23 +200,27 @@ if (values.child !== undefined) {
       const out = execFileSync(process.execPath, [...argv, '--backend', values.backend, '--steps', String(steps)], {
         encoding: 'utf8',
       });
-      const line = JSON.parse(out.trim().split('\n').at(-1)!) as { backend: string; train: number; rollout: number };
+      const line = JSON.parse(out.trim().split('\n').at(-1)!) as Line & { backend: string };
       backend = line.backend;
       runs.get(k)!.push(line);
     }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  const ms = (k: number, key: 'train' | 'rollout') => median(runs.get(k)!.map((x) => x[key]));
+  const ms = (k: number, key: keyof Line) => median(runs.get(k)!.map((x) => x[key]));
   const k0 = members[0]!;
   console.log(
     `backend ${backend}, tfjs ${tf.version.tfjs}; retire-shell's policy, B = ${batch} rollouts; ` +
       `median over ${repeats} processes of each one's median of ${steps} steps`,
   );
-  console.log('| members K | train step ms | ÷ K single steps | rollout ms | ÷ K single rollouts |');
-  console.log('|---|---|---|---|---|');
+  console.log(
+    '| members K | train step ms | ÷ K single steps | rollout ms | ÷ K single rollouts | member-axis step ms | ÷ K single clipped steps | programs: member axis / K single |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|');
   for (const k of members) {
     const share = (key: 'train' | 'rollout') => ((ms(k, key) / ms(k0, key)) * (k0 / k)).toFixed(2);
     console.log(
-      `| ${k} | ${ms(k, 'train').toFixed(1)} | ${share('train')} | ${ms(k, 'rollout').toFixed(1)} | ${share('rollout')} |`,
+      `| ${k} | ${ms(k, 'train').toFixed(1)} | ${share('train')} | ${ms(k, 'rollout').toFixed(1)} | ${share('rollout')} ` +
+        `| ${ms(k, 'memberAxis').toFixed(1)} | ${(ms(k, 'memberAxis') / (k * ms(k, 'single'))).toFixed(2)} ` +
+        `| ${ms(k, 'memberKernels')} / ${k * ms(k, 'singleKernels')} |`,
     );
   }
 }

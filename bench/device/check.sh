@@ -4,9 +4,10 @@
 #   npm run bench:device-kit -- <BASELINE_COMMIT>
 #   device run: command "bash bench/device/check.sh", carry [".device"], timeout_s 600
 # Writes to $OUT (the device tool's folder; /tmp/device-check elsewhere): check.log (everything printed, each
-# command's wall time), bench-now.json / bench-before.json (the bench's JSON), runs.tar.gz (each run's summary,
+# command's wall time), bench-now.json / bench-before.json (the bench's JSON), members.md (the member axis against
+# K single steps, bench/memberBatching.ts), runs.tar.gz (each run's summary,
 # report, events and step metrics: time/readbacks and time/readbacks_async per step). Commands run in order of
-# importance, each under its own time limit (together 570 s, inside the tool's 600 s), and the runs are packed after
+# importance, each under its own time limit (together 580 s, inside the tool's 600 s), and the runs are packed after
 # every command, so a call cut short still returns the first results.
 # QUICK=1 bash bench/device/check.sh checks the kit's plumbing here in a minute: one W1 step and a cut smoke run, on
 # wasm (webgpu on SwiftShader takes many minutes; `node .device/now/cli/bench.mjs --backends webgpu` runs it).
@@ -50,6 +51,8 @@ pack() {
 if [ "${QUICK:-0}" = 1 ]; then
   timed 300 bench-now node "$kit/now/cli/bench.mjs" --backends wasm --workloads w1 --steps 1 --warmup 1 \
     >"$OUT/bench-now.json"
+  timed 300 members-now node "$kit/now/bench/memberBatching.mjs" --backend wasm --members 1,2 --steps 1 \
+    --repeats 1 >"$OUT/members.md"
   timed 600 smoke-now node "$kit/now/cli/experiment.mjs" --preset smoke --seed 2 --backend wasm --no-progress \
     --set sft.steps=2 --set teacher.steps=3 --set student.steps=6 --out "$runs/smoke-now"
 else
@@ -59,10 +62,12 @@ else
     --out "$runs/retire-shell-now"
   timed 150 arms-now node "$kit/now/cli/sweep.mjs" --presets retire-shell,opd-shell,grpo-shell --seeds 0 \
     --backend webgpu --jobs 1 --no-progress --out "$runs/three-arms-now"
+  timed 60 members-now node "$kit/now/bench/memberBatching.mjs" --backend webgpu --members 1,4,8 --steps 5 \
+    --repeats 1 >"$OUT/members.md"
   if [ -d "$kit/before" ]; then
-    timed 60 bench-before node "$kit/before/cli/bench.mjs" --backends webgpu --workloads w1,w2cached,loss \
+    timed 50 bench-before node "$kit/before/cli/bench.mjs" --backends webgpu --workloads w1,w2cached,loss \
       >"$OUT/bench-before.json"
-    timed 120 shell-before node "$kit/before/cli/experiment.mjs" --preset retire-shell --seed 0 --backend webgpu \
+    timed 80 shell-before node "$kit/before/cli/experiment.mjs" --preset retire-shell --seed 0 --backend webgpu \
       --no-progress --out "$runs/retire-shell-before"
   fi
 fi

@@ -28,14 +28,18 @@ mkdir -p "$kit/gl"
 
 # The bundles keep `webgpu` external (a native addon); `require`, `__dirname` and `__filename` are provided for the
 # CommonJS parts of tfjs (the wasm backend's loader uses them).
-# Minified, with the code the commands share (tfjs above all) in common chunks: about 3.4 MB a checkout.
-bundle() { # SOURCE_ROOT DEST
-  npx esbuild "$1/cli/bench.ts" "$1/cli/experiment.ts" "$1/cli/sweep.ts" --bundle --splitting --minify \
-    --platform=node --format=esm --main-fields=module,main --outdir="$2/cli" --out-extension:.js=.mjs \
-    --chunk-names=chunk-[hash] --external:webgpu --log-level=warning \
+# Minified, with the code the commands share (tfjs above all) in common chunks inside cli/ (whose code finds public/
+# one folder up): about 3.4 MB a checkout.
+bundle() { # SOURCE_ROOT DEST [MORE_ENTRIES…] (paths under SOURCE_ROOT; each lands at the same path under DEST)
+  local src=$1 dest=$2
+  shift 2
+  npx esbuild "$src/cli/bench.ts" "$src/cli/experiment.ts" "$src/cli/sweep.ts" "${@/#/$src/}" --bundle --splitting \
+    --minify --platform=node --format=esm --main-fields=module,main --outbase="$src" --outdir="$dest" \
+    --out-extension:.js=.mjs \
+    --chunk-names=cli/chunk-[hash] --external:webgpu --log-level=warning \
     --banner:js="import { createRequire as __kitRequire } from 'node:module'; import { fileURLToPath as __kitPath } from 'node:url'; import { dirname as __kitDir } from 'node:path'; const require = __kitRequire(import.meta.url); const __filename = __kitPath(import.meta.url); const __dirname = __kitDir(__filename);"
 }
-bundle . "$kit/now"
+bundle . "$kit/now" bench/memberBatching.ts
 ln -s "$(realpath --relative-to="$kit/now" public)" "$kit/now/public"
 git rev-parse HEAD >"$kit/now/COMMIT"
 if [ -n "$(git status --porcelain --untracked-files=no)" ]; then echo "dirty" >>"$kit/now/COMMIT"; fi

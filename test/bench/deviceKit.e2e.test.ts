@@ -17,7 +17,7 @@ const node = (args: string[]): string =>
   execFileSync(process.execPath, args, { cwd: tmp, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
 describe('the device kit', () => {
-  it('bundles the bench, experiment and sweep commands with Dawn’s addon and the wasm binaries beside them', () => {
+  it('bundles the bench, experiment and sweep commands and the member-axis bench with Dawn’s addon and the wasm binaries beside them', () => {
     execFileSync('bash', [join(root, 'bench/device/kit.sh')], {
       cwd: root,
       env: { ...process.env, KIT_DIR: kit, KIT_NO_GL: '1' },
@@ -27,6 +27,7 @@ describe('the device kit', () => {
       'now/cli/bench.mjs',
       'now/cli/experiment.mjs',
       'now/cli/sweep.mjs',
+      'now/bench/memberBatching.mjs',
       'node_modules/webgpu/dist/linux-x64/dawn.node',
       'node_modules/@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.wasm',
       'now/public/presets/retire-shell.json', // the CLIs find public/ beside cli/: a link to the checkout's
@@ -36,7 +37,7 @@ describe('the device kit', () => {
     expect(existsSync(join(kit, 'before')), 'no baseline was asked for').toBe(false);
   }, 120_000);
 
-  it('runs each command from the bundle alone: usage lines, a cut smoke run, and one wasm loss step', () => {
+  it('runs each command from the bundle alone: usage lines, a cut smoke run, one wasm loss step and the member-axis bench', () => {
     expect(node([join(kit, 'now/cli/experiment.mjs'), '--help'])).toMatch(
       /^usage: npm run experiment -- --preset NAME/,
     );
@@ -55,5 +56,19 @@ describe('the device kit', () => {
     const report = JSON.parse(out) as { backend: string; loss_path: { medianMs: number } }; // stdout is pure JSON
     expect(report.backend).toBe('wasm');
     expect(report.loss_path.medianMs).toBeGreaterThan(0);
-  }, 120_000);
+    // the member-axis bench, from its own bundle: one population size, its row of the table
+    const members = node([
+      join(kit, 'now/bench/memberBatching.mjs'),
+      '--backend',
+      'wasm',
+      '--members',
+      '1',
+      '--steps',
+      '1',
+      '--repeats',
+      '1',
+    ]);
+    expect(members).toMatch(/^backend wasm, tfjs 4\.22\.0;/);
+    expect(members).toMatch(/^\| 1 \| [0-9.]+ \| 1\.00 \| [0-9.]+ \| 1\.00 \| [0-9.]+ \| [0-9.]+ \| \d+ \/ \d+ \|$/m);
+  }, 240_000);
 });

@@ -1,0 +1,165 @@
+// The batched member axis: K policies of one config, each with its own weights, as ONE set of variables with a
+// leading member axis ([K, ...shape] for every parameter of model.ts), so a population's K members run one forward
+// and one backward pass — each weight product one batched product over members — instead of K passes.
+//
+// Why: on a GPU a step of this lab's small policy is mostly per-kernel overhead; K members' kernels cost about what
+// one member's do (docs/benchmarks.md, the member-axis table). On wasm the work grows with the rows and the axis saves
+// nothing, so it is meant for webgpu; it runs on every backend, which is how it is tested against K PolicyModels.
+//
+// The members are independent: no product mixes two members' rows, so the gradient of the SUM of the members' losses
+// with respect to a stacked variable is, member by member, that member's own gradient (memberAdam.ts relies on it).
+// Attention has no weights: it runs with members and rows merged into one batch axis [K·B, …].
+//
+// Not (yet) here: the KV-cached decode with a member axis (rollouts of K members still run member by member), row
+// packing (a wasm optimisation), and the fused WGSL kernels (layer norm and GELU are composed ops when stacked).
+import * as tf from '@tensorflow/tfjs';
+import { gelu, LAYER_NORM_EPSILON, MASKED, matMul } from './layers';
+import { PolicyModel, parameterSpecs, type ModelConfig } from './model';
+
+let instanceCounter = 0;
+
+export class MemberModel {
+  readonly config: ModelConfig;
+  readonly members: number;
+  readonly scope: string;
+  /** parameter key (model.ts's keys) → variable [K, ...that parameter's shape] */
+  private readonly byKey = new Map<string, tf.Variable>();
+  /** [contextTokens, contextTokens] additive causal mask */
+  private readonly causalMask: tf.Tensor2D;
+  private disposed = false;
+
+  /** Stacks the weights of `models` (one config, at least one) on the device; member k is models[k]. */
+  static fromModels(models: readonly PolicyModel[], name = 'members'): MemberModel {
+    const first = models[0];
+    if (first === undefined) throw new Error('MemberModel.fromModels: at least one member is needed');
+    const config = JSON.stringify(first.config);
+    models.forEach((m, k) => {
+      if (JSON.stringify(m.config) !== config)
+        throw new Error(`MemberModel.fromModels: member ${k} (${m.name}) has another model config than member 0`);
+    });
+    return new MemberModel(first.config, models, name);
+  }
+
+  private constructor(config: ModelConfig, models: readonly PolicyModel[], name: string) {
+    this.config = config;
+    this.members = models.length;
+    this.scope = `${name}_${instanceCounter++}`;
+    for (const spec of parameterSpecs(config)) {
+      const stacked = tf.tidy(() => tf.stack(models.map((m) => m.variable(spec.key))));
+      this.byKey.set(spec.key, tf.variable(stacked, true, `${this.scope}/${spec.key}`));
+      stacked.dispose();
+    }
+    const n = config.contextTokens;
+    const mask = new Float32Array(n * n);
+    for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) mask[i * n + j] = MASKED;
+    this.causalMask = tf.tensor2d(mask, [n, n]);
+  }
+
+  /** every stacked parameter, in parameterSpecs order */
+  get trainableVariables(): tf.Variable[] {
+    return [...this.byKey.values()];
+  }
+
+  /** the stacked variable [K, ...] behind a key such as 'h0/attn/qkv/w' */
+  variable(key: string): tf.Variable {
+    const v = this.byKey.get(key);
+    if (v === undefined) throw new Error(`${this.scope}: no parameter '${key}'`);
+    return v;
+  }
+
+  /** Copies member k's weights into `model` (same config), on the device. */
+  writeMember(k: number, model: PolicyModel): void {
+    this.assertLive();
+    if (!Number.isSafeInteger(k) || k < 0 || k >= this.members)
+      throw new Error(`${this.scope}.writeMember: member ${k} is not in 0…${this.members - 1}`);
+    if (JSON.stringify(model.config) !== JSON.stringify(this.config))
+      throw new Error(`${this.scope}.writeMember: ${model.name} has another model config`);
+    for (const [key, v] of this.byKey) {
+      const target = model.variable(key);
+      tf.tidy(() => target.assign(tf.reshape(tf.slice(v, k, 1), target.shape)));
+    }
+  }
+
+  /**
+   * Causal forward pass of every member on its own rows: tokens [K, B, T] int32 → logits [K, B, T, V]; member k
+   * reads tokens[k] with its own weights. Position t predicts token t+1, as PolicyModel.forward.
+   */
+  forward(tokens: tf.Tensor3D): tf.Tensor4D {
+    this.assertLive();
+    const [K, B, T] = tokens.shape;
+    const c = this.config;
+    if (K !== this.members)
+      throw new Error(`${this.scope}.forward: tokens have ${K} members, the model ${this.members}`);
+    if (T > c.contextTokens)
+      throw new Error(`${this.scope}.forward: sequence length ${T} exceeds contextTokens ${c.contextTokens}`);
+    const p = (key: string) => this.variable(key);
+    return tf.tidy(() => {
+      // token embeddings as a one-hot product per member: [K, B·T, V] · [K, V, D]
+      const oneHot = tf.cast(tf.oneHot(tf.reshape(tokens, [K, B * T]), c.vocabSize), 'float32');
+      const tok = tf.reshape(matMul(oneHot, p('tok_emb')), [K, B, T, c.width]);
+      const pos = tf.reshape(tf.slice(p('pos_emb'), [0, 0, 0], [K, T, c.width]), [K, 1, T, c.width]);
+      let x = tf.reshape(tf.add(tok, pos), [K, B * T, c.width]) as tf.Tensor3D; // residual stream [K, B·T, D]
+      const mask = tf.slice(this.causalMask, [0, 0], [T, T]); // [T, T]
+      for (let l = 0; l < c.layers; l++) x = this.block(x, `h${l}/`, B, T, mask);
+      const h = memberLayerNorm(x, p('ln_f/g'), p('ln_f/b'));
+      const logits = c.tiedHead
+        ? tf.add(matMul(h, p('tok_emb'), false, true), memberBias(p('head/b')))
+        : memberLinear(h, p('head/w'), p('head/b'));
+      return tf.reshape(logits, [K, B, T, c.vocabSize]) as tf.Tensor4D;
+    });
+  }
+
+  /** one pre-LN block: x [K, B·T, D] → [K, B·T, D] */
+  private block(x: tf.Tensor3D, prefix: string, B: number, T: number, mask: tf.Tensor2D): tf.Tensor3D {
+    const { width, heads } = this.config;
+    const K = this.members;
+    const dh = width / heads;
+    const p = (key: string) => this.variable(prefix + key);
+    const h = memberLayerNorm(x, p('ln1/g'), p('ln1/b'));
+    const proj = memberLinear(h, p('attn/qkv/w'), p('attn/qkv/b')); // [K, B·T, 3D]
+    // attention per sequence, members and rows as one batch axis: [K·B, 3H, T, dh]
+    const qkv = tf.transpose(tf.reshape(proj, [K * B, T, 3 * heads, dh]), [0, 2, 1, 3]);
+    const [q, k, v] = tf.split(qkv, 3, 1) as [tf.Tensor4D, tf.Tensor4D, tf.Tensor4D];
+    const att = tf.softmax(tf.add(matMul(tf.mul(q, 1 / Math.sqrt(dh)), k, false, true), mask)); // [K·B, H, T, T]
+    const y = matMul(att, v); // [K·B, H, T, dh]
+    const merged = tf.reshape(tf.transpose(y, [0, 2, 1, 3]), [K, B * T, width]) as tf.Tensor3D;
+    const x1 = tf.add(x, memberLinear(merged, p('attn/proj/w'), p('attn/proj/b'))) as tf.Tensor3D;
+    const h2 = memberLayerNorm(x1, p('ln2/g'), p('ln2/b'));
+    const mlp = memberLinear(gelu(memberLinear(h2, p('mlp/fc/w'), p('mlp/fc/b'))), p('mlp/out/w'), p('mlp/out/b'));
+    return tf.add(x1, mlp) as tf.Tensor3D;
+  }
+
+  get isDisposed(): boolean {
+    return this.disposed;
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    for (const v of this.byKey.values()) v.dispose();
+    this.causalMask.dispose();
+  }
+
+  private assertLive(): void {
+    if (this.disposed) throw new Error(`${this.scope} is disposed`);
+  }
+}
+
+/** a per-member bias [K, n] as [K, 1, n], to broadcast over a member's rows */
+function memberBias(b: tf.Tensor): tf.Tensor3D {
+  const [K, n] = b.shape as [number, number];
+  return tf.reshape(b, [K, 1, n]);
+}
+
+/** per-member x @ w + b: x [K, rows, in], w [K, in, out], b [K, out] → [K, rows, out] */
+function memberLinear(x: tf.Tensor3D, w: tf.Tensor, b: tf.Tensor): tf.Tensor3D {
+  return tf.add(matMul(x, w), memberBias(b)) as tf.Tensor3D;
+}
+
+/** layer normalisation over the last axis with per-member gain and bias: x [K, rows, d], g, b [K, d] */
+function memberLayerNorm(x: tf.Tensor3D, g: tf.Tensor, b: tf.Tensor): tf.Tensor3D {
+  const mean = tf.mean(x, 2, true);
+  const xc = tf.sub(x, mean);
+  const inv = tf.rsqrt(tf.add(tf.mean(tf.square(xc), 2, true), LAYER_NORM_EPSILON));
+  return tf.add(tf.mul(tf.mul(xc, inv), memberBias(g)), memberBias(b)) as tf.Tensor3D;
+}
