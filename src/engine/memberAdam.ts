@@ -9,10 +9,7 @@
 // Each member counts its own steps (t [K]), so bias corrections are 1 − β^t per member. tfjs's Adam keeps β^t as
 // a running float32 product; this computes the power, so the two agree to float32 rounding, not bit for bit.
 import * as tf from '@tensorflow/tfjs';
-import { resolveAdamConfig, type AdamConfig } from './optimizer';
-
-/** torch.nn.utils.clip_grad_norm_'s guard against a zero norm (as checkedUpdate.ts) */
-const CLIP_EPS = 1e-6;
+import { CLIP_EPS, resolveAdamConfig, type AdamConfig } from './optimizer';
 
 /** the statistics of one member step, the columns of `stats` */
 export const MEMBER_STEP_KEYS = ['loss', 'gradNormSq', 'clipCoef', 'ok'] as const;

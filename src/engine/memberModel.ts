@@ -13,8 +13,8 @@
 // Not (yet) here: the KV-cached decode with a member axis (rollouts of K members still run member by member), row
 // packing (a wasm optimisation), and the fused WGSL kernels (layer norm and GELU are composed ops when stacked).
 import * as tf from '@tensorflow/tfjs';
-import { gelu, LAYER_NORM_EPSILON, MASKED, matMul } from './layers';
-import { PolicyModel, parameterSpecs, type ModelConfig } from './model';
+import { gelu, LAYER_NORM_EPSILON, matMul } from './layers';
+import { causalMask, PolicyModel, parameterSpecs, type ModelConfig } from './model';
 
 let instanceCounter = 0;
 
@@ -49,10 +49,7 @@ export class MemberModel {
       this.byKey.set(spec.key, tf.variable(stacked, true, `${this.scope}/${spec.key}`));
       stacked.dispose();
     }
-    const n = config.contextTokens;
-    const mask = new Float32Array(n * n);
-    for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) mask[i * n + j] = MASKED;
-    this.causalMask = tf.tensor2d(mask, [n, n]);
+    this.causalMask = causalMask(config.contextTokens);
   }
 
   /** every stacked parameter, in parameterSpecs order */

@@ -66,6 +66,13 @@ export function parameterSpecs(c: ModelConfig): ParamSpec[] {
   return specs;
 }
 
+/** [n, n] additive causal mask: 0 on and below the diagonal, MASKED above (the caller owns it) */
+export function causalMask(n: number): tf.Tensor2D {
+  const mask = new Float32Array(n * n);
+  for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) mask[i * n + j] = MASKED;
+  return tf.tensor2d(mask, [n, n]);
+}
+
 let instanceCounter = 0;
 
 export class PolicyModel {
@@ -128,10 +135,7 @@ export class PolicyModel {
     this.lnfB = v('ln_f/b');
     this.headW = c.tiedHead ? null : v('head/w');
     this.headB = v('head/b');
-    const n = c.contextTokens;
-    const mask = new Float32Array(n * n);
-    for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) mask[i * n + j] = MASKED;
-    this.causalMask = tf.tensor2d(mask, [n, n]);
+    this.causalMask = causalMask(c.contextTokens);
   }
 
   /** all parameters in a fixed order (the order of getWeights) */

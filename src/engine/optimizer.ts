@@ -54,6 +54,9 @@ function accumulators(optimizer: tf.AdamOptimizer): { accBeta1: tf.Variable; acc
   return { accBeta1: acc.accBeta1, accBeta2: acc.accBeta2 };
 }
 
+/** torch.nn.utils.clip_grad_norm_'s guard against a zero norm: coefficient min(1, maxNorm / (‖∇‖ + CLIP_EPS)) */
+export const CLIP_EPS = 1e-6;
+
 export function resolveAdamConfig(partial: Partial<AdamConfig> = {}): AdamConfig {
   for (const key of Object.keys(partial)) {
     if (!(key in DEFAULT_ADAM_CONFIG)) {

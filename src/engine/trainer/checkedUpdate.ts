@@ -19,6 +19,7 @@ import * as tf from '@tensorflow/tfjs';
 import { disposeStats, readStats, valueAndGradsWithStats, type LossOutput } from '../losses/lossTypes';
 import { useFusedKernels } from '../kernels/kernelSwitch';
 import { settleGpuErrorScopes, withDeferredGpuErrorScope, withGpuErrorScope } from '../webgpuDevice';
+import { CLIP_EPS } from '../optimizer';
 import type { TrainerOptimizer } from './enginePort';
 import { NonFiniteError, type StageName } from './events';
 
@@ -46,9 +47,6 @@ export interface CheckedUpdateResult<K extends string> {
   /** the factor the gradients were multiplied by before the update: 1 = not clipped */
   clipCoef: number;
 }
-
-/** torch.nn.utils.clip_grad_norm_'s guard against a zero norm */
-const CLIP_EPS = 1e-6;
 
 /**
  * The factor clip_grad_norm_ scales every gradient by: min(1, maxNorm / (norm + 1e-6)); 1 when clipping is off
