@@ -99,7 +99,8 @@ const enginePatterns = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'public/**', 'runs/**', 'coverage/**'] },
+  // .device/: the device kit's bundles (bench/device/kit.sh), generated and git-ignored
+  { ignores: ['dist/**', 'node_modules/**', 'public/**', 'runs/**', 'coverage/**', '.device/**'] },
   ...tseslint.configs.recommended,
   {
     rules: {
