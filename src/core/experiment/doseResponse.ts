@@ -266,9 +266,10 @@ function competenceLines(map: readonly HelpsCell[], third: CompetenceOnlyCells, 
   const key = (c: HelpsCell) => `${c.world}@${c.misleadingFraction}`;
   // one row per world and level that either contrast measured
   const rows = [...new Map([...vsOpd, ...adaptiveVs].map((c) => [key(c), c])).values()].sort(byWorldAndLevel);
-  const text = (cells: readonly HelpsCell[], k: string) => {
+  // `treatment`: the arm a measurable difference names (competence-only in its own column)
+  const text = (cells: readonly HelpsCell[], k: string, treatment = 'RetireOPD') => {
     const c = cells.find((x) => key(x) === k);
-    return c ? cellText(c) : '–';
+    return c ? cellText(c, treatment) : '–';
   };
   const worlds = cellWorlds(vsOpd);
   const slope =
@@ -287,7 +288,7 @@ function competenceLines(map: readonly HelpsCell[], third: CompetenceOnlyCells, 
     '|---|---|---|---|---|',
     ...rows.map(
       (r) =>
-        `| ${r.world} | ${r.misleadingFraction} | ${text(map, key(r))} | ${text(vsOpd, key(r))} | ` +
+        `| ${r.world} | ${r.misleadingFraction} | ${text(map, key(r))} | ${text(vsOpd, key(r), 'competence-only')} | ` +
         `${text(adaptiveVs, key(r))} |`,
     ),
     '',

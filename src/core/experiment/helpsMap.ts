@@ -233,8 +233,11 @@ export function cellSign(c: HelpsCell): CellSign {
   return 'null';
 }
 
-/** "+3.6 ± 11.6 (n = 10; no measurable difference)", or "−13.9 (n = 10; no interval)". */
-export function cellText(c: HelpsCell): string {
+/**
+ * "+3.6 ± 11.6 (n = 10; no measurable difference)", "−9.5 ± 5.4 (n = 5; competence-only measurably lower)" (a
+ * measurable difference names `treatment`, the arm the cell's difference is of), or "−13.9 (n = 10; no interval)".
+ */
+export function cellText(c: HelpsCell, treatment = 'RetireOPD'): string {
   if (c.halfWidth === null || c.n < 2) return `${signedPoints(c.mean)} (n = ${c.n}; no interval)`;
-  return `${signedPoints(c.mean)} ± ${c.halfWidth.toFixed(1)} (n = ${c.n}; ${intervalWords(c.mean, c.halfWidth, c.n)})`;
+  return `${signedPoints(c.mean)} ± ${c.halfWidth.toFixed(1)} (n = ${c.n}; ${intervalWords(c.mean, c.halfWidth, c.n, treatment)})`;
 }

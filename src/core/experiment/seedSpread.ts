@@ -61,8 +61,11 @@ const WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'e
 /** "ten seeds", "one seed", "12 seeds". */
 export const seedCount = (n: number): string => `${WORDS[n] ?? String(n)} seed${n === 1 ? '' : 's'}`;
 
-/** How an interval reads: one holding 0 is "no measurable difference" (a null reads as a null). */
-export function intervalWords(mean: number, halfWidth: number, n: number): string {
+/**
+ * How an interval of `treatment` − its control reads: one holding 0 is "no measurable difference" (a null reads as a
+ * null); otherwise the treatment arm is named as measurably higher or lower.
+ */
+export function intervalWords(mean: number, halfWidth: number, n: number, treatment = 'RetireOPD'): string {
   const verdict = verdictOf({
     n,
     mean,
@@ -73,9 +76,9 @@ export function intervalWords(mean: number, halfWidth: number, n: number): strin
     level: 0.95,
   });
   return verdict === 'measurably higher'
-    ? 'RetireOPD measurably higher'
+    ? `${treatment} measurably higher`
     : verdict === 'measurably lower'
-      ? 'RetireOPD measurably lower'
+      ? `${treatment} measurably lower`
       : verdict;
 }
 

@@ -55,6 +55,15 @@ describe('the where-it-helps map', () => {
     expect(cellText(cell({ mean: -13.9, halfWidth: null }))).toBe('−13.9 (n = 10; no interval)');
   });
 
+  it('names the arm whose difference a cell is when it is measurable (a third arm against OPD throughout)', () => {
+    expect(cellText(cell({ mean: -9.5, halfWidth: 5.4, n: 5 }), 'competence-only')).toBe(
+      '−9.5 ± 5.4 (n = 5; competence-only measurably lower)',
+    );
+    expect(cellText(cell({ mean: 1.0, halfWidth: 8.3, n: 4 }), 'competence-only')).toBe(
+      '+1.0 ± 8.3 (n = 4; no measurable difference)',
+    );
+  });
+
   it('makes a page’s cells: its paired line at the preset’s fraction, the no-misleading arms at 0', () => {
     const text = [
       '# Protocol: house, reporting seeds 1000–1009',
