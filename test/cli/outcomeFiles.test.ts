@@ -38,12 +38,16 @@ describe('the shipped held-out result files', () => {
       'shell#1@0.625 -4.0 ± 10.5',
       // the two further task worlds of the dose–response page, each with its own teacher
       'shell#2@0 -9.1 ± 16.8',
+      'shell#2@0.125 -8.6 ± 9.4',
       'shell#2@0.25 -0.4 ± 18.2',
       'shell#2@0.375 -5.1 ± 13.9',
+      'shell#2@0.5 11.7 ± 10.8',
       'shell#2@0.625 10.4 ± 12.5',
       'shell#3@0 -2.3 ± 7.6',
+      'shell#3@0.125 -1.1 ± 3.8',
       'shell#3@0.25 1.8 ± 15.4',
       'shell#3@0.375 -4.4 ± 4.0',
+      'shell#3@0.5 4.6 ± 10.6',
       'shell#3@0.625 2.6 ± 26.9',
       // shop's dose–response page (three seeds per cell, six levels per world) replaces the protocol page's 0 (a
       // difference of two means); the page that checks its world-2 lead on fresh seeds is not a map page
@@ -68,8 +72,10 @@ describe('the shipped held-out result files', () => {
       'shop#3@0.625 -12.2 ± 79.6',
       // pooled over the three worlds: the mean of the worlds' means, t-interval over worlds
       'shell#-1@0 -9.6 ± 18.7',
+      'shell#-1@0.125 -9.4 ± 21.5',
       'shell#-1@0.25 0.2 ± 3.3',
       'shell#-1@0.375 0.3 ± 21.5',
+      'shell#-1@0.5 5.7 ± 13.7',
       'shell#-1@0.625 3.0 ± 17.9',
       'shop#-1@0 -3.7 ± 6.6',
       'shop#-1@0.125 0.1 ± 7.2',
