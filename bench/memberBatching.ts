@@ -27,9 +27,11 @@ import { countKernels, type KernelCounts } from '../src/engine/kernelCounter';
 import { MemberAdam } from '../src/engine/memberAdam';
 import { MemberModel } from '../src/engine/memberModel';
 import { createAdam } from '../src/engine/optimizer';
+import { gradClipCoefficient } from '../src/engine/trainer/checkedUpdate';
 import { readShippedPreset } from './shippedPreset';
 
 const TOKENS = 28;
+const ADAM = { learningRate: 1e-3, beta1: 0.9, beta2: 0.999, epsilon: 1e-8 };
 const PROMPT = 12;
 const NEW_TOKENS = 16;
 
@@ -66,7 +68,7 @@ async function medianMs(f: () => Promise<void>, n: number): Promise<number> {
 /** One Adam step on a token cross-entropy over [rows, TOKENS − 1] positions. */
 async function trainStepMs(config: ModelConfig, rows: number): Promise<number> {
   const model = new PolicyModel(config, 1, `member_batching_train_${rows}`);
-  const optimizer = createAdam({ learningRate: 1e-3, beta1: 0.9, beta2: 0.999, epsilon: 1e-8 });
+  const optimizer = createAdam(ADAM);
   const all = tf.randomUniform([rows, TOKENS], 0, config.vocabSize, 'int32', 2) as tf.Tensor2D; // [rows, T]
   const inputs = tf.slice(all, [0, 0], [rows, TOKENS - 1]);
   const targets = tf.slice(all, [0, 1], [rows, TOKENS - 1]);
@@ -108,7 +110,7 @@ async function memberStep(config: ModelConfig, k: number, rows: number, single: 
   const clip = 1;
   if (single) {
     const model = models[0]!;
-    const optimizer = createAdam({ learningRate: 1e-3, beta1: 0.9, beta2: 0.999, epsilon: 1e-8 });
+    const optimizer = createAdam(ADAM);
     const own = tf.reshape(tokens, [rows, TOKENS]) as tf.Tensor2D;
     const inputs = tf.slice(own, [0, 0], [rows, TOKENS - 1]) as tf.Tensor2D;
     // checkedUpdate's host rule: one read of loss and ‖∇‖², the clip coefficient on the host, then Adam
@@ -117,12 +119,13 @@ async function memberStep(config: ModelConfig, k: number, rows: number, single: 
         () => tf.mean(rowLoss(model.forward(inputs), own)) as tf.Scalar,
         model.trainableVariables,
       );
-      const normSq = tf.tidy(() => tf.addN(Object.values(grads).map((g) => tf.sum(tf.square(g)))));
-      const [, n2] = Array.from(await tf.stack([value, normSq]).data());
-      const coef = Math.min(1, clip / (Math.sqrt(n2!) + 1e-6));
+      const read = tf.tidy(() => tf.stack([value, tf.addN(Object.values(grads).map((g) => tf.sum(tf.square(g))))]));
+      const [, normSq] = Array.from(await read.data());
+      read.dispose();
+      const coef = gradClipCoefficient(Math.sqrt(normSq!), clip);
       const scaled = tf.tidy(() => Object.fromEntries(Object.entries(grads).map(([n, g]) => [n, tf.mul(g, coef)])));
       optimizer.applyGradients(scaled as unknown as Record<string, tf.Variable>); // tfjs types the map as variables; it reads tensors
-      tf.dispose([value, normSq, ...Object.values(grads), ...Object.values(scaled)]);
+      tf.dispose([value, ...Object.values(grads), ...Object.values(scaled)]);
     };
     try {
       const kernels = programs((await countKernels(step)).kernels);
@@ -135,12 +138,7 @@ async function memberStep(config: ModelConfig, k: number, rows: number, single: 
   }
   const members = MemberModel.fromModels(models);
   models.forEach((m) => m.dispose());
-  const adam = new MemberAdam(members.trainableVariables, {
-    learningRate: 1e-3,
-    beta1: 0.9,
-    beta2: 0.999,
-    epsilon: 1e-8,
-  });
+  const adam = new MemberAdam(members.trainableVariables, ADAM);
   const inputs = tf.slice(tokens, [0, 0, 0], [k, rows, TOKENS - 1]);
   const flat = tf.reshape(tokens, [k * rows, TOKENS]) as tf.Tensor2D;
   const step = async () => {
@@ -212,7 +210,8 @@ if (values.child !== undefined) {
       `median over ${repeats} processes of each one's median of ${steps} steps`,
   );
   console.log(
-    '| members K | train step ms | ÷ K single steps | rollout ms | ÷ K single rollouts | member-axis step ms | ÷ K single clipped steps | programs: member axis / K single |',
+    '| members K | train step ms | ÷ K single steps | rollout ms | ÷ K single rollouts | member-axis step ms | ' +
+      `÷ K single clipped steps | ${backend === 'webgpu' ? 'GPU programs' : 'kernels'}: member axis / K single |`,
   );
   console.log('|---|---|---|---|---|---|---|---|');
   for (const k of members) {
