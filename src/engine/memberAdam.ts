@@ -47,9 +47,10 @@ export class MemberAdam {
     this.variables = [...variables];
     this.sizes = variables.map((x) => x.size / K);
     const P = this.sizes.reduce((a, b) => a + b, 0);
-    this.m = tf.variable(tf.zeros([K, P]), false);
-    this.v = tf.variable(tf.zeros([K, P]), false);
-    this.t = tf.variable(tf.zeros([K]), false);
+    // (in a tidy: tf.variable keeps its own copy, the zeros it starts from go)
+    this.m = tf.tidy(() => tf.variable(tf.zeros<tf.Rank.R2>([K, P]), false));
+    this.v = tf.tidy(() => tf.variable(tf.zeros<tf.Rank.R2>([K, P]), false));
+    this.t = tf.tidy(() => tf.variable(tf.zeros<tf.Rank.R1>([K]), false));
   }
 
   /**

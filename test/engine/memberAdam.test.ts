@@ -116,6 +116,9 @@ describe('MemberAdam', () => {
   it('leaves a member whose loss is not finite as it was, steps the others, and leaks no tensors', async () => {
     const models = Array.from({ length: K }, (_, k) => new PolicyModel(config, 60 + k, `f${k}`));
     const members = MemberModel.fromModels(models);
+    const beforeOptimizer = tf.memory().numTensors;
+    new MemberAdam(members.trainableVariables, ADAM).dispose();
+    expect(tf.memory().numTensors, 'an optimizer made and disposed').toBe(beforeOptimizer);
     const adam = new MemberAdam(members.trainableVariables, ADAM);
     const tokens = tokensAt(0);
     try {
