@@ -71,9 +71,14 @@ export class MemberModel {
       throw new Error(`${this.scope}.writeMember: member ${k} is not in 0…${this.members - 1}`);
     if (JSON.stringify(model.config) !== JSON.stringify(this.config))
       throw new Error(`${this.scope}.writeMember: ${model.name} has another model config`);
-    for (const [key, v] of this.byKey) {
-      const target = model.variable(key);
-      tf.tidy(() => target.assign(tf.reshape(tf.slice(v, k, 1), target.shape)));
+    // member k of every parameter (a plain object, which tidy keeps; it would dispose tensors inside a Map)
+    const slices = tf.tidy(() =>
+      Object.fromEntries([...this.byKey].map(([key, v]) => [key, tf.reshape(tf.slice(v, k, 1), v.shape.slice(1))])),
+    );
+    try {
+      model.assignParameters(new Map(Object.entries(slices)));
+    } finally {
+      tf.dispose(Object.values(slices));
     }
   }
 

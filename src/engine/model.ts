@@ -315,6 +315,21 @@ export class PolicyModel {
     this.frozenWeights = null;
   }
 
+  /**
+   * Assigns device tensors to parameters by key, on the device (shapes as the parameters'; the caller keeps the
+   * tensors); drops a frozen model's host copy, as setWeights does.
+   */
+  assignParameters(values: ReadonlyMap<string, tf.Tensor>): void {
+    this.assertLive();
+    for (const [key, t] of values) {
+      const v = this.variable(key);
+      if (!tf.util.arraysEqual(v.shape, t.shape))
+        throw new Error(`${this.name}.assignParameters: '${key}' is [${v.shape}], got [${t.shape}]`);
+      v.assign(t);
+    }
+    this.frozenWeights = null;
+  }
+
   get isDisposed(): boolean {
     return this.disposed;
   }

@@ -114,14 +114,19 @@ describe('MemberModel', () => {
     }
   });
 
-  it('writes a member back into a PolicyModel bit for bit, and refuses another config or member', () => {
+  it('writes a member back into a PolicyModel bit for bit, frozen or not, and refuses another config or member', async () => {
     const models = Array.from({ length: K }, (_, k) => new PolicyModel(tied, 30 + k, `w${k}`));
     const members = MemberModel.fromModels(models);
     const target = new PolicyModel(tied, 99, 'target');
     const other = new PolicyModel(untied, 1, 'other');
     try {
+      // a frozen target answers getWeights from its host copy: writing a member must drop that copy
+      target.freeze();
+      await target.getWeights();
+      const tensors = tf.memory().numTensors;
       members.writeMember(2, target);
-      const a = target.getWeightsSync();
+      expect(tf.memory().numTensors).toBe(tensors);
+      const a = await target.getWeights();
       const b = models[2]!.getWeightsSync();
       a.forEach((r, i) => expect(Array.from(r.data), r.name).toEqual(Array.from(b[i]!.data)));
       expect(() => members.writeMember(3, target)).toThrow(/member 3 is not in 0…2/);

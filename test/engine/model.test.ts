@@ -191,4 +191,24 @@ describe('PolicyModel', () => {
       m.dispose();
     }
   });
+
+  it('assigns parameters on the device by key, refuses a wrong shape by name, and drops a frozen host copy', async () => {
+    const m = new PolicyModel(config, 5, 'assign');
+    const ones = tf.ones([config.width]);
+    const wrong = tf.ones([config.width + 1]);
+    try {
+      m.freeze();
+      await m.getWeights();
+      m.assignParameters(new Map([['ln_f/b', ones]]));
+      const after = (await m.getWeights()).find((r) => r.name === 'ln_f/b')!;
+      expect(Array.from(after.data)).toEqual(new Array(config.width).fill(1));
+      expect(() => m.assignParameters(new Map([['ln_f/b', wrong]]))).toThrow(
+        /assign.assignParameters: 'ln_f\/b' is \[16\], got \[17\]/,
+      );
+      expect(() => m.assignParameters(new Map([['nope', ones]]))).toThrow(/no parameter 'nope'/);
+    } finally {
+      tf.dispose([ones, wrong]);
+      m.dispose();
+    }
+  });
 });
