@@ -100,6 +100,12 @@ function programs(k: KernelCounts): number {
   return k.gpuPrograms ?? k.total;
 }
 
+/** a step's median time (ms) and its GPU programs (or kernels), counted on one more call */
+async function timedAndCounted(step: () => Promise<void>): Promise<[number, number]> {
+  const count = programs((await countKernels(step)).kernels);
+  return [await medianMs(step, steps), count];
+}
+
 /**
  * One clipped step of `k` members (own weights, `rows` rows each) on the member axis, and its kernel count; with
  * `k` = 1 and `single`, one PolicyModel's clipped step instead (the reference the member axis is divided by).
@@ -128,8 +134,7 @@ async function memberStep(config: ModelConfig, k: number, rows: number, single: 
       tf.dispose([value, ...Object.values(grads), ...Object.values(scaled)]);
     };
     try {
-      const kernels = programs((await countKernels(step)).kernels);
-      return [await medianMs(step, steps), kernels];
+      return await timedAndCounted(step);
     } finally {
       tf.dispose([tokens, own, inputs]);
       optimizer.dispose();
@@ -150,8 +155,7 @@ async function memberStep(config: ModelConfig, k: number, rows: number, single: 
     stats.dispose();
   };
   try {
-    const kernels = programs((await countKernels(step)).kernels);
-    return [await medianMs(step, steps), kernels];
+    return await timedAndCounted(step);
   } finally {
     tf.dispose([tokens, inputs, flat]);
     adam.dispose();
