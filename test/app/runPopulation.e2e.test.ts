@@ -93,7 +93,8 @@ describe.each(BACKENDS)('a population in the tab’s queue on %s', (backend) => 
     await initBackend(backend);
     alone = setup();
     aloneQueue = await alone.run(createQueue(SMOKE, [], backend, [0], AXES, 1, 1));
-  });
+    // four smoke runs one after another: a few tens of seconds on a quiet machine, past two minutes on a loaded CI
+  }, 600_000);
 
   it('trains RetireOPD with OPD throughout and fixed:5 riding, GRPO alone, each stored run equal to its run made alone', async () => {
     const pop = setup();

@@ -38,7 +38,7 @@ describe('the worker handler on the smoke preset', () => {
   beforeAll(async () => {
     await initBackend('wasm');
     direct = await runTrainer(SMOKE);
-  });
+  }, 300_000);
 
   it('acks, names its backend after the fallback, batches the events and ends as a direct trainer run', async () => {
     const repo = new MemoryRunRepository();
