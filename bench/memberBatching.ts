@@ -6,7 +6,10 @@
 // products instead of these shared-weight ones: the last columns time that, the member axis itself
 // (src/engine/memberModel.ts, memberAdam.ts): one step of K members, each its own weights and B rows, with each
 // member's own gradient clip and finiteness guard, beside K single steps (each with the same clip, by checkedUpdate's
-// host rule), and the GPU programs each dispatches (on webgpu; elsewhere its kernels).
+// host rule), and the GPU programs each dispatches (on webgpu; elsewhere its kernels); then the member axis's decode
+// (turnDecoder.ts with a MemberModel): K members' cached rollouts as one, beside K single ones, with the programs and
+// the blocking readbacks of each. The member decode samples on the host (one read of the logits per step for all
+// members); a single decoder samples where it does in the lab (on the device on webgpu).
 // A measurement to report, not a test:
 //   npx tsx bench/memberBatching.ts [--backend wasm|cpu|webgpu] [--members 1,2,3] [--steps N] [--repeats N]
 // Each population size is timed in fresh processes, one after another, and the table gives medians over them.
@@ -27,6 +30,7 @@ import { countKernels, type KernelCounts } from '../src/engine/kernelCounter';
 import { MemberAdam } from '../src/engine/memberAdam';
 import { MemberModel } from '../src/engine/memberModel';
 import { createAdam } from '../src/engine/optimizer';
+import { NO_STOP, TurnDecoder } from '../src/engine/turnDecoder';
 import { gradClipCoefficient } from '../src/engine/trainer/checkedUpdate';
 import { readShippedPreset } from './shippedPreset';
 
@@ -163,6 +167,37 @@ async function memberStep(config: ModelConfig, k: number, rows: number, single: 
   }
 }
 
+/**
+ * A cached rollout of `rows` sequences for each of `k` members with their own weights, as one member-axis decode
+ * (or, `single`, one PolicyModel's): median ms, and the GPU programs (or kernels) and blocking readbacks of one.
+ */
+async function memberDecode(config: ModelConfig, k: number, rows: number, single: boolean): Promise<number[]> {
+  const models = Array.from({ length: k }, (_, i) => new PolicyModel(config, 1 + i, `member_decode_${k}_${i}`));
+  const members = single ? null : MemberModel.fromModels(models);
+  const R = k * rows;
+  const decode = async () => {
+    const options = { temperature: 1, topP: 1, seed: 3, memberSeeds: models.map((_, i) => 3 + i) };
+    const decoder = new TurnDecoder(members ?? models[0]!, R, PROMPT + NEW_TOKENS, options);
+    try {
+      for (let i = 0; i < R; i++)
+        decoder.push(
+          i,
+          Array.from({ length: PROMPT }, (_, j) => (i * 7 + j) % config.vocabSize),
+        );
+      await decoder.decodeTurn(new Uint8Array(R).fill(1), NEW_TOKENS, NO_STOP, []);
+    } finally {
+      decoder.dispose();
+    }
+  };
+  try {
+    const counted = (await countKernels(decode)).kernels;
+    return [await medianMs(decode, steps), programs(counted), counted.readbacks];
+  } finally {
+    members?.dispose();
+    models.forEach((m) => m.dispose());
+  }
+}
+
 /** A cached rollout of `rows` sequences. */
 async function rolloutMs(config: ModelConfig, rows: number): Promise<number> {
   const model = new PolicyModel(config, 1, `member_batching_rollout_${rows}`);
@@ -188,11 +223,32 @@ if (values.child !== undefined) {
   const rollout = await rolloutMs(model, k * batch);
   const [memberAxis, memberKernels] = await memberStep(model, k, batch, false);
   const [single, singleKernels] = await memberStep(model, 1, batch, true);
-  console.log(JSON.stringify({ backend, train, rollout, memberAxis, memberKernels, single, singleKernels }));
+  const [memberDecodeMs, decodeKernels, decodeReads] = await memberDecode(model, k, batch, false);
+  const [singleDecodeMs, singleDecodeKernels, singleDecodeReads] = await memberDecode(model, 1, batch, true);
+  console.log(
+    JSON.stringify({
+      ...{ backend, train, rollout, memberAxis, memberKernels, single, singleKernels },
+      ...{ memberDecodeMs, decodeKernels, decodeReads, singleDecodeMs, singleDecodeKernels, singleDecodeReads },
+    }),
+  );
 } else {
   // every population size in fresh processes, in turn, `repeats` times: a process's speed depends on where its wasm
   // heap landed and on what it allocated before (the same step varies by up to a third between processes here)
-  type Line = Record<'train' | 'rollout' | 'memberAxis' | 'memberKernels' | 'single' | 'singleKernels', number>;
+  type Line = Record<
+    | 'train'
+    | 'rollout'
+    | 'memberAxis'
+    | 'memberKernels'
+    | 'single'
+    | 'singleKernels'
+    | 'memberDecodeMs'
+    | 'decodeKernels'
+    | 'decodeReads'
+    | 'singleDecodeMs'
+    | 'singleDecodeKernels'
+    | 'singleDecodeReads',
+    number
+  >;
   const runs = new Map<number, Line[]>(members.map((k) => [k, []]));
   let backend = '';
   for (let r = 0; r < repeats; r++)
@@ -213,17 +269,22 @@ if (values.child !== undefined) {
     `backend ${backend}, tfjs ${tf.version.tfjs}; retire-shell's policy, B = ${batch} rollouts; ` +
       `median over ${repeats} processes of each one's median of ${steps} steps`,
   );
+  const unit = backend === 'webgpu' ? 'GPU programs' : 'kernels';
   console.log(
     '| members K | train step ms | ÷ K single steps | rollout ms | ÷ K single rollouts | member-axis step ms | ' +
-      `÷ K single clipped steps | ${backend === 'webgpu' ? 'GPU programs' : 'kernels'}: member axis / K single |`,
+      `÷ K single clipped steps | ${unit}: member axis / K single | member-axis rollout ms | ÷ K single rollouts ` +
+      `| ${unit}: member rollout / K single | readbacks: member rollout / K single |`,
   );
-  console.log('|---|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const k of members) {
     const share = (key: 'train' | 'rollout') => ((ms(k, key) / ms(k0, key)) * (k0 / k)).toFixed(2);
     console.log(
       `| ${k} | ${ms(k, 'train').toFixed(1)} | ${share('train')} | ${ms(k, 'rollout').toFixed(1)} | ${share('rollout')} ` +
         `| ${ms(k, 'memberAxis').toFixed(1)} | ${(ms(k, 'memberAxis') / (k * ms(k, 'single'))).toFixed(2)} ` +
-        `| ${ms(k, 'memberKernels')} / ${k * ms(k, 'singleKernels')} |`,
+        `| ${ms(k, 'memberKernels')} / ${k * ms(k, 'singleKernels')} ` +
+        `| ${ms(k, 'memberDecodeMs').toFixed(1)} | ${(ms(k, 'memberDecodeMs') / (k * ms(k, 'singleDecodeMs'))).toFixed(2)} ` +
+        `| ${ms(k, 'decodeKernels')} / ${k * ms(k, 'singleDecodeKernels')} ` +
+        `| ${ms(k, 'decodeReads')} / ${k * ms(k, 'singleDecodeReads')} |`,
     );
   }
 }

@@ -16,7 +16,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { useFusedKernels } from './kernels/kernelSwitch';
 import { LAYER_NORM_EPSILON, MASKED, matMul } from './layers';
-import type { PolicyModel } from './model';
+import { PolicyModel, type ModelConfig } from './model';
 import { DECODE_ATTENTION_KERNEL, KV_WRITE_KERNEL, ROW_LINEAR_KERNEL } from './kernels/webgpuDecodeStep';
 import { DECODE_EMBED_KERNEL, DECODE_MASK_KERNEL, STATE_COLUMNS } from './kernels/webgpuSampling';
 import { WASM_KV_WRITE_KERNEL } from './wasmKvWrite';
@@ -24,6 +24,29 @@ import { WASM_KV_WRITE_KERNEL } from './wasmKvWrite';
 /** whether caches on the active backend keep only the filled slots (wasm, where the kernel is registered) */
 function trimsCache(): boolean {
   return tf.getBackend() === 'wasm' && tf.getKernel(WASM_KV_WRITE_KERNEL, 'wasm') !== undefined;
+}
+
+/**
+ * What the cache needs of a model: PolicyModel, or memberModel.ts's MemberModel (K members, whose rows are the
+ * cache's, member-major). `blk` is whatever the model's `blocks` hold; shapes as PolicyModel's methods.
+ */
+export interface CacheModel<Blk = unknown> {
+  readonly config: ModelConfig;
+  readonly name: string;
+  readonly isDisposed: boolean;
+  /** K for a MemberModel (the cache's rows split into K equal member-major shares); absent for one model */
+  readonly members?: number;
+  readonly blocks: readonly Blk[];
+  /** tokens, positions [N] → [N, D] */
+  embed(tokens: tf.Tensor1D, positions: tf.Tensor1D): tf.Tensor2D;
+  /** x [B·C, D] → q (scaled), k, v [B, H, C, dh] */
+  qkv(x: tf.Tensor2D, blk: Blk, B: number, C: number): [tf.Tensor4D, tf.Tensor4D, tf.Tensor4D];
+  /** x [B·C, D], y [B, H, C, dh] → x + projection [B·C, D] */
+  attnOut(x: tf.Tensor2D, y: tf.Tensor4D, blk: Blk, B: number, C: number): tf.Tensor2D;
+  /** x [N, D] → x + MLP [N, D] */
+  mlp(x: tf.Tensor2D, blk: Blk): tf.Tensor2D;
+  /** x [N, D] → logits [N, V] */
+  head(x: tf.Tensor2D): tf.Tensor2D;
 }
 
 export class KVCache {
@@ -38,14 +61,20 @@ export class KVCache {
   private readonly trimmed: boolean;
   /** slots held per row: the capacity, or (trimmed) at least every row's length and at least 1 */
   private extent: number;
-  private readonly model: PolicyModel;
+  private readonly model: CacheModel;
   private disposed = false;
 
-  /** `trim`: keep only the filled slots (default: on wasm); false keeps the full layout everywhere */
-  constructor(model: PolicyModel, batch: number, capacity = model.config.contextTokens, trim = trimsCache()) {
+  /**
+   * `trim`: keep only the filled slots (default: on wasm); false keeps the full layout everywhere. A MemberModel's
+   * cache holds K·b rows (member-major) and decodes through `append` only (no fused or on-device step, no keepRows).
+   */
+  constructor(model: CacheModel, batch: number, capacity = model.config.contextTokens, trim = trimsCache()) {
     const c = model.config;
     if (!Number.isInteger(batch) || batch <= 0)
       throw new Error(`KVCache: batch must be a positive integer, got ${batch}`);
+    const members = model.members ?? 1;
+    if (batch % members !== 0)
+      throw new Error(`KVCache: batch ${batch} does not split into ${model.name}'s ${members} members' equal shares`);
     if (!Number.isInteger(capacity) || capacity <= 0 || capacity > c.contextTokens) {
       throw new Error(
         `KVCache: capacity must be an integer in [1, ${c.contextTokens}] (the model's contextTokens), got ${capacity}`,
@@ -79,6 +108,8 @@ export class KVCache {
    */
   keepRows(rows: readonly number[]): void {
     this.assertLive();
+    if (!(this.model instanceof PolicyModel))
+      throw new Error(`KVCache.keepRows: ${this.model.name}'s rows are member-major and stay (feed them nothing)`);
     if (rows.length === 0) throw new Error('KVCache.keepRows: keep at least one row');
     for (const r of rows)
       if (!Number.isInteger(r) || r < 0 || r >= this.rowCount)
@@ -180,11 +211,7 @@ export class KVCache {
 
     const slotsT = trimmed ? () => tf.tensor1d(slots, 'int32') : null;
     const result = this.layers(
-      () =>
-        tf.add(
-          tf.gather(m.tokEmb, tf.tensor1d(toks, 'int32')),
-          tf.gather(m.posEmb, tf.tensor1d(pos, 'int32')),
-        ) as tf.Tensor2D,
+      () => m.embed(tf.tensor1d(toks, 'int32'), tf.tensor1d(pos, 'int32')),
       slotsT ?? (() => tf.tensor4d(write, C === 1 ? [B, 1, cap, 1] : [B, H, cap, C])),
       () => tf.tensor4d(mask, [B, 1, C, cap]),
       C,
@@ -209,6 +236,7 @@ export class KVCache {
     this.assertLive();
     if (this.trimmed) throw new Error('KVCache.appendOnDevice: needs a full (untrimmed) cache');
     const m = this.model;
+    if (!(m instanceof PolicyModel)) throw new Error(`KVCache.appendOnDevice: ${m.name} is not a single PolicyModel`);
     const B = this.batch;
     const cap = this.capacity;
     if (state.shape[0] !== B || state.shape[1] !== STATE_COLUMNS)
@@ -234,7 +262,7 @@ export class KVCache {
    * attention, projection + residual, LN + MLP-in + GELU, MLP-out + residual (7 programs), then LN + head.
    */
   private fusedStep(state: tf.Tensor2D): tf.Tensor2D {
-    const m = this.model;
+    const m = this.model as PolicyModel;
     const engine = tf.engine();
     const linear = (
       x: tf.Tensor,

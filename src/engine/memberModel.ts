@@ -10,8 +10,14 @@
 // with respect to a stacked variable is, member by member, that member's own gradient (memberAdam.ts relies on it).
 // Attention has no weights: it runs with members and rows merged into one batch axis [K·B, …].
 //
-// Not (yet) here: the KV-cached decode with a member axis (rollouts of K members still run member by member), row
-// packing (a wasm optimisation), and the fused WGSL kernels (layer norm and GELU are composed ops when stacked).
+// Decoding: the same object is a kvCache.ts CacheModel. A cache of K·b rows, member-major (rows k·b … k·b + b − 1 are
+// member k's), runs every member's decode step in one pass: the per-token methods below (embed, qkv, attnOut, mlp,
+// head) take PolicyModel's flat layouts with the K·b rows and apply member k's weights to member k's rows. Rows stay
+// in the cache when their episodes end (a member's rows cannot leave one by one and keep the layout).
+//
+// Not (yet) here: sampling on the device with a member axis (a member rollout samples on the host, one read of the
+// [K·b, V] logits per step for all members), row packing (a wasm optimisation), and the fused WGSL kernels (layer
+// norm and GELU are composed ops when stacked).
 import * as tf from '@tensorflow/tfjs';
 import { gelu, LAYER_NORM_EPSILON, matMul } from './layers';
 import { causalMask, PolicyModel, parameterSpecs, type ModelConfig } from './model';
@@ -21,7 +27,10 @@ let instanceCounter = 0;
 export class MemberModel {
   readonly config: ModelConfig;
   readonly members: number;
+  readonly name: string;
   readonly scope: string;
+  /** per layer, the key prefix of its parameters ('h0/', …): what a cache passes back as `blk` */
+  readonly blocks: readonly string[];
   /** parameter key (model.ts's keys) → variable [K, ...that parameter's shape] */
   private readonly byKey = new Map<string, tf.Variable>();
   /** [contextTokens, contextTokens] additive causal mask */
@@ -43,7 +52,9 @@ export class MemberModel {
   private constructor(config: ModelConfig, models: readonly PolicyModel[], name: string) {
     this.config = config;
     this.members = models.length;
+    this.name = name;
     this.scope = `${name}_${instanceCounter++}`;
+    this.blocks = Array.from({ length: config.layers }, (_, l) => `h${l}/`);
     for (const spec of parameterSpecs(config)) {
       const stacked = tf.tidy(() => tf.stack(models.map((m) => m.variable(spec.key))));
       this.byKey.set(spec.key, tf.variable(stacked, true, `${this.scope}/${spec.key}`));
@@ -100,35 +111,96 @@ export class MemberModel {
       const oneHot = tf.cast(tf.oneHot(tf.reshape(tokens, [K, B * T]), c.vocabSize), 'float32');
       const tok = tf.reshape(matMul(oneHot, p('tok_emb')), [K, B, T, c.width]);
       const pos = tf.reshape(tf.slice(p('pos_emb'), [0, 0, 0], [K, T, c.width]), [K, 1, T, c.width]);
-      let x = tf.reshape(tf.add(tok, pos), [K, B * T, c.width]) as tf.Tensor3D; // residual stream [K, B·T, D]
+      // residual stream [K·B·T, D], member-major
+      let x = tf.reshape(tf.add(tok, pos), [K * B * T, c.width]) as tf.Tensor2D;
       const mask = tf.slice(this.causalMask, [0, 0], [T, T]); // [T, T]
-      for (let l = 0; l < c.layers; l++) x = this.block(x, `h${l}/`, B, T, mask);
-      const h = memberLayerNorm(x, p('ln_f/g'), p('ln_f/b'));
-      const logits = c.tiedHead
-        ? tf.add(matMul(h, p('tok_emb'), false, true), memberBias(p('head/b')))
-        : memberLinear(h, p('head/w'), p('head/b'));
-      return tf.reshape(logits, [K, B, T, c.vocabSize]) as tf.Tensor4D;
+      for (const blk of this.blocks) {
+        // attention per sequence, members and rows as one batch axis: [K·B, H, T, dh]
+        const [q, k, v] = this.qkv(x, blk, K * B, T);
+        const att = tf.softmax(tf.add(matMul(q, k, false, true), mask)); // [K·B, H, T, T]
+        x = this.mlp(this.attnOut(x, matMul(att, v) as tf.Tensor4D, blk, K * B, T), blk);
+      }
+      return tf.reshape(this.head(x), [K, B, T, c.vocabSize]) as tf.Tensor4D;
     });
   }
 
-  /** one pre-LN block: x [K, B·T, D] → [K, B·T, D] */
-  private block(x: tf.Tensor3D, prefix: string, B: number, T: number, mask: tf.Tensor2D): tf.Tensor3D {
-    const { width, heads } = this.config;
+  /**
+   * Input embeddings of N entries, member-major (entry i belongs to member ⌊i·K / N⌋): tokens, positions [N] int32
+   * → [N, D], member k's entries from member k's tables. Gathers, as PolicyModel.embed (decode only: no gradient).
+   */
+  embed(tokens: tf.Tensor1D, positions: tf.Tensor1D): tf.Tensor2D {
+    this.assertLive();
+    const { vocabSize, contextTokens, width } = this.config;
     const K = this.members;
+    const n = this.perMember(tokens.shape[0], 'embed');
+    // row of entry i in the tables flattened over members: k·V + token, k·contextTokens + position
+    const tokOffset = new Int32Array(K * n);
+    const posOffset = new Int32Array(K * n);
+    for (let k = 0; k < K; k++) {
+      tokOffset.fill(k * vocabSize, k * n, (k + 1) * n);
+      posOffset.fill(k * contextTokens, k * n, (k + 1) * n);
+    }
+    return tf.tidy(() => {
+      const tokTable = tf.reshape(this.variable('tok_emb'), [K * vocabSize, width]);
+      const posTable = tf.reshape(this.variable('pos_emb'), [K * contextTokens, width]);
+      const tok = tf.gather(tokTable, tf.add(tokens, tf.tensor1d(tokOffset, 'int32')));
+      const pos = tf.gather(posTable, tf.add(positions, tf.tensor1d(posOffset, 'int32')));
+      return tf.add(tok, pos) as tf.Tensor2D;
+    });
+  }
+
+  /** LN1 and the fused QKV projection: x [B·T, D] (B rows, member-major) → q (scaled by 1/√dh), k, v [B, H, T, dh] */
+  qkv(x: tf.Tensor2D, blk: string, B: number, T: number): [tf.Tensor4D, tf.Tensor4D, tf.Tensor4D] {
+    const { width, heads } = this.config;
     const dh = width / heads;
-    const p = (key: string) => this.variable(prefix + key);
-    const h = memberLayerNorm(x, p('ln1/g'), p('ln1/b'));
-    const proj = memberLinear(h, p('attn/qkv/w'), p('attn/qkv/b')); // [K, B·T, 3D]
-    // attention per sequence, members and rows as one batch axis: [K·B, 3H, T, dh]
-    const qkv = tf.transpose(tf.reshape(proj, [K * B, T, 3 * heads, dh]), [0, 2, 1, 3]);
+    const p = (key: string) => this.variable(blk + key);
+    const h = memberLayerNorm(this.byMember(x, 'qkv'), p('ln1/g'), p('ln1/b'));
+    const proj = memberLinear(h, p('attn/qkv/w'), p('attn/qkv/b')); // [K, B·T / K, 3D]
+    const qkv = tf.transpose(tf.reshape(proj, [B, T, 3 * heads, dh]), [0, 2, 1, 3]); // [B, 3H, T, dh]
     const [q, k, v] = tf.split(qkv, 3, 1) as [tf.Tensor4D, tf.Tensor4D, tf.Tensor4D];
-    const att = tf.softmax(tf.add(matMul(tf.mul(q, 1 / Math.sqrt(dh)), k, false, true), mask)); // [K·B, H, T, T]
-    const y = matMul(att, v); // [K·B, H, T, dh]
-    const merged = tf.reshape(tf.transpose(y, [0, 2, 1, 3]), [K, B * T, width]) as tf.Tensor3D;
-    const x1 = tf.add(x, memberLinear(merged, p('attn/proj/w'), p('attn/proj/b'))) as tf.Tensor3D;
-    const h2 = memberLayerNorm(x1, p('ln2/g'), p('ln2/b'));
-    const mlp = memberLinear(gelu(memberLinear(h2, p('mlp/fc/w'), p('mlp/fc/b'))), p('mlp/out/w'), p('mlp/out/b'));
-    return tf.add(x1, mlp) as tf.Tensor3D;
+    return [tf.mul(q, 1 / Math.sqrt(dh)), k, v];
+  }
+
+  /** attention output projection plus the residual: x [B·T, D], heads' outputs y [B, H, T, dh] → [B·T, D] */
+  attnOut(x: tf.Tensor2D, y: tf.Tensor4D, blk: string, B: number, T: number): tf.Tensor2D {
+    const merged = tf.reshape(tf.transpose(y, [0, 2, 1, 3]), [B * T, this.config.width]) as tf.Tensor2D;
+    const out = memberLinear(
+      this.byMember(merged, 'attnOut'),
+      this.variable(blk + 'attn/proj/w'),
+      this.variable(blk + 'attn/proj/b'),
+    );
+    return tf.add(x, tf.reshape(out, x.shape)) as tf.Tensor2D;
+  }
+
+  /** LN2, MLP and the residual: x [N, D] → [N, D] */
+  mlp(x: tf.Tensor2D, blk: string): tf.Tensor2D {
+    const p = (key: string) => this.variable(blk + key);
+    const h = memberLayerNorm(this.byMember(x, 'mlp'), p('ln2/g'), p('ln2/b'));
+    const out = memberLinear(gelu(memberLinear(h, p('mlp/fc/w'), p('mlp/fc/b'))), p('mlp/out/w'), p('mlp/out/b'));
+    return tf.add(x, tf.reshape(out, x.shape)) as tf.Tensor2D;
+  }
+
+  /** final LN and output head: x [N, D] → logits [N, V] */
+  head(x: tf.Tensor2D): tf.Tensor2D {
+    const p = (key: string) => this.variable(key);
+    const h = memberLayerNorm(this.byMember(x, 'head'), p('ln_f/g'), p('ln_f/b'));
+    const logits = this.config.tiedHead
+      ? tf.add(matMul(h, p('tok_emb'), false, true), memberBias(p('head/b')))
+      : memberLinear(h, p('head/w'), p('head/b'));
+    return tf.reshape(logits, [x.shape[0], this.config.vocabSize]) as tf.Tensor2D;
+  }
+
+  /** x [N, d], member-major → [K, N / K, d] */
+  private byMember(x: tf.Tensor2D, what: string): tf.Tensor3D {
+    const [N, d] = x.shape;
+    return tf.reshape(x, [this.members, this.perMember(N, what), d]);
+  }
+
+  /** entries per member of N, which the member count must divide */
+  private perMember(N: number, what: string): number {
+    if (N % this.members !== 0)
+      throw new Error(`${this.scope}.${what}: ${N} rows do not split into ${this.members} members' equal shares`);
+    return N / this.members;
   }
 
   get isDisposed(): boolean {

@@ -191,6 +191,11 @@ export class PolicyModel {
     });
   }
 
+  /** decode-time input embeddings: tokens, positions [N] int32 → token + position rows [N, D] (gathers, no gradient) */
+  embed(tokens: tf.Tensor1D, positions: tf.Tensor1D): tf.Tensor2D {
+    return tf.tidy(() => tf.add(tf.gather(this.tokEmb, tokens), tf.gather(this.posEmb, positions)) as tf.Tensor2D);
+  }
+
   /** final LN and output head: x [rows, D] → logits [rows, V] */
   head(x: tf.Tensor2D): tf.Tensor2D {
     const h = layerNorm(x, this.lnfG, this.lnfB);

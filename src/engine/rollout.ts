@@ -5,6 +5,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { classifyStream, studentPrefix, teacherPrefix } from '../core/env/stream';
 import { Special, TokenClass, type AgentEnv, type EpisodeBatch, type Task } from '../core/env/types';
+import type { MemberModel } from './memberModel';
 import type { PolicyModel } from './model';
 import { validateSamplingOptions } from './sampling';
 import { TurnDecoder } from './turnDecoder';
@@ -39,6 +40,8 @@ export interface RolloutOptions {
    * environment or the sampling stream, so the batch is the same whether and however long it waits
    */
   betweenDecodeSteps?: () => Promise<void>;
+  /** with a MemberModel (memberRollout.ts): one sampling seed per member; `seed` is then unused */
+  memberSeeds?: readonly number[];
 }
 
 /**
@@ -100,6 +103,20 @@ export async function rollout(
   options: RolloutOptions,
   episodes?: EpisodeBatch,
 ): Promise<RolloutBatch> {
+  return (await rolloutRows(model, env, tasks, options, episodes)).batch;
+}
+
+/**
+ * rollout() for one model or for a MemberModel's K members at once (memberRollout.ts splits the rows), with the
+ * tokens each row sampled ([N]; the batch's policyTokens is their sum).
+ */
+export async function rolloutRows(
+  model: PolicyModel | MemberModel,
+  env: AgentEnv,
+  tasks: readonly Task[],
+  options: RolloutOptions,
+  episodes?: EpisodeBatch,
+): Promise<{ batch: RolloutBatch; sampled: Int32Array }> {
   validateSamplingOptions(options);
   const G = options.groupSize;
   if (!Number.isInteger(G) || G <= 0) throw new Error(`rollout.groupSize must be a positive integer, got ${G}`);
@@ -128,7 +145,9 @@ export async function rollout(
     topP: options.topP,
     seed: options.seed,
     ...(options.betweenDecodeSteps ? { betweenDecodeSteps: options.betweenDecodeSteps } : {}),
+    ...(options.memberSeeds ? { memberSeeds: options.memberSeeds } : {}),
   });
+  const sampled = new Int32Array(N);
   // per-token classes at full capacity (the decoder holds tokens, log-probs and entropies); trimmed at the end
   const classes = new Int32Array(N * cap).fill(PAD_CLASS);
   const len = decoder.lengths; // tokens written per row
@@ -165,6 +184,7 @@ export async function rollout(
       for (let i = 0; i < N; i++) {
         if (done[i]) continue;
         const act = actions[i] as number[];
+        sampled[i] = (sampled[i] as number) + act.length;
         const cls = env.actionClasses(act);
         const start = (len[i] as number) - act.length;
         for (let j = 0; j < act.length; j++) classes[i * cap + start + j] = (cls[j] ?? TokenClass.actionArg) as number;
@@ -221,7 +241,7 @@ export async function rollout(
     success[i] = truncated[i] && !batch.done[i] ? 0 : (batch.success[i] as number);
     invalid[i] = batch.invalidActions[i] as number;
   }
-  return {
+  const out: RolloutBatch = {
     size: N,
     length: T,
     groupSize: G,
@@ -241,6 +261,7 @@ export async function rollout(
     decodeSteps,
     skillTokens: skillLen,
   };
+  return { batch: out, sampled };
 }
 
 /**

@@ -9,11 +9,16 @@
 //   top-p < 1 or without the KV cache; a row's logits are bits of that row alone, so a rollout is reproducible.
 // - device (webgpu, top-p = 1, cached): deviceSampling.ts samples on the GPU by the same inverse-CDF rule in float32
 //   and builds the next step's input there; the turn's tokens are read back once, at its end.
+//
+// Members: with a MemberModel (memberModel.ts) the rows are K equal member-major shares, every decode step runs all
+// members in one pass, and member k's rows sample from their own stream (options.memberSeeds[k]) in row order — the
+// stream member k's own decoder, seeded so, would use. Host sampling only; finished rows stay in the batch.
 import type * as tf from '@tensorflow/tfjs';
 import { Special } from '../core/env/types';
 import { deviceSamplingAvailable, decodeTurnOnDevice, type DeviceTurn } from './deviceSampling';
 import { KVCache } from './kvCache';
-import type { PolicyModel } from './model';
+import type { MemberModel } from './memberModel';
+import { PolicyModel } from './model';
 import { makeSamplingScratch, sampleToken, SeededRandom, type SamplingOptions } from './sampling';
 import { UncachedContext } from './uncachedContext';
 
@@ -29,6 +34,8 @@ export interface TurnDecoderOptions extends SamplingOptions {
   betweenDecodeSteps?: () => Promise<void>;
   /** false forces host sampling on every backend (default: on the device where deviceSampling.ts supports it) */
   deviceSampling?: boolean;
+  /** with a MemberModel: one sampling seed per member (integers in [0, 2^32)); `seed` is then unused */
+  memberSeeds?: readonly number[];
 }
 
 /** What a decode source does: KVCache.append's contract (feed counts[b] tokens to row b, logits at the last one). */
@@ -57,7 +64,10 @@ export class TurnDecoder {
   /** tokens sampled so far */
   sampledTokens = 0;
   private readonly context: DecodeContext;
-  private readonly rng: SeededRandom;
+  /** one stream, or (members) one per member */
+  private readonly rngs: SeededRandom[];
+  /** rows per stream */
+  private readonly rowsPerStream: number;
   private readonly scratch: { p: Float64Array; order: Int32Array };
   private readonly onDevice: boolean;
   /** live[r] is the row held in context row r; rowOf its inverse (−1 for rows that left) */
@@ -65,11 +75,20 @@ export class TurnDecoder {
   private readonly rowOf: Int32Array;
 
   constructor(
-    readonly model: PolicyModel,
+    readonly model: PolicyModel | MemberModel,
     rows: number,
     capacity: number,
     readonly options: TurnDecoderOptions,
   ) {
+    if (!(model instanceof PolicyModel)) {
+      const members = model.members;
+      const seeds = options.memberSeeds;
+      if (seeds?.length !== members)
+        throw new Error(`TurnDecoder: ${model.name} has ${members} members; memberSeeds must give one seed each`);
+      if (rows % members !== 0)
+        throw new Error(`TurnDecoder: ${rows} rows do not split into ${model.name}'s ${members} members' equal shares`);
+      if (options.useCache === false) throw new Error('TurnDecoder: members decode with the KV cache only');
+    }
     this.rows = rows;
     this.capacity = capacity;
     this.tokens = new Int32Array(rows * capacity).fill(Special.pad);
@@ -77,11 +96,13 @@ export class TurnDecoder {
     this.entropy = new Float32Array(rows * capacity);
     this.lengths = new Int32Array(rows);
     this.fed = new Int32Array(rows);
-    this.rng = new SeededRandom(options.seed);
+    const single = model instanceof PolicyModel ? model : null;
+    this.rngs = single ? [new SeededRandom(options.seed)] : options.memberSeeds!.map((s) => new SeededRandom(s));
+    this.rowsPerStream = rows / this.rngs.length;
     this.scratch = makeSamplingScratch(model.config.vocabSize);
     const cached = options.useCache ?? true;
-    this.onDevice = cached && options.deviceSampling !== false && deviceSamplingAvailable(options);
-    this.context = cached ? new KVCache(model, rows, capacity) : new UncachedContext(model, rows, capacity);
+    this.onDevice = single !== null && cached && options.deviceSampling !== false && deviceSamplingAvailable(options);
+    this.context = single && !cached ? new UncachedContext(single, rows, capacity) : new KVCache(model, rows, capacity);
     this.live = Array.from({ length: rows }, (_, i) => i);
     this.rowOf = Int32Array.from(this.live);
   }
@@ -97,6 +118,7 @@ export class TurnDecoder {
 
   /** Rows whose flag is 1 leave the batch for good (finished episodes): later steps compute only the others. */
   retire(done: Uint8Array): void {
+    if (!(this.model instanceof PolicyModel)) return; // member-major rows stay (fed nothing once done)
     if (!this.live.some((i) => done[i])) return;
     const kept = this.live.filter((i) => !done[i]);
     if (kept.length > 0) this.context.keepRows(kept.map((i) => this.rowOf[i] as number));
@@ -132,7 +154,8 @@ export class TurnDecoder {
       }
       for (let i = 0; i < this.rows; i++) {
         if (!still[i]) continue;
-        const s = sampleToken(logits, this.rowOf[i] as number, V, this.options, this.rng, this.scratch);
+        const rng = this.rngs[Math.floor(i / this.rowsPerStream)] as SeededRandom;
+        const s = sampleToken(logits, this.rowOf[i] as number, V, this.options, rng, this.scratch);
         const at = i * cap + (this.lengths[i] as number);
         this.tokens[at] = s.token;
         this.logProbs[at] = s.logProb;
@@ -182,9 +205,9 @@ export class TurnDecoder {
     });
     return {
       cache: this.context as KVCache,
-      model: this.model,
+      model: this.model as PolicyModel,
       options: this.options,
-      rng: this.rng,
+      rng: this.rngs[0] as SeededRandom,
       rowActing,
       rowLength,
       capacity: this.capacity,
