@@ -8,8 +8,8 @@
 // member's own gradient clip and finiteness guard, beside K single steps (each with the same clip, by checkedUpdate's
 // host rule), and the GPU programs each dispatches (on webgpu; elsewhere its kernels); then the member axis's decode
 // (turnDecoder.ts with a MemberModel): K members' cached rollouts as one, beside K single ones, with the programs and
-// the blocking readbacks of each. The member decode samples on the host (one read of the logits per step for all
-// members); a single decoder samples where it does in the lab (on the device on webgpu).
+// the blocking readbacks of each. Both sample where the lab does: on the device on webgpu (the member decode with one
+// stream per member, one read per turn), on the host elsewhere (one read of the logits per decode step).
 // A measurement to report, not a test:
 //   npx tsx bench/memberBatching.ts [--backend wasm|cpu|webgpu] [--members 1,2,3] [--steps N] [--repeats N]
 // Each population size is timed in fresh processes, one after another, and the table gives medians over them.

@@ -7,19 +7,20 @@
 // The random stream is the host sampler's: the turn's uniforms are drawn up front from the same seeded generator
 // (one upload) in the order the host would consume them (one per sampled token, rows in order, step by step), and
 // afterwards exactly as many are consumed as tokens were sampled. So a webgpu rollout samples what the host sampler
-// would from the same logits, except where a uniform falls within float32 rounding of a CDF boundary.
+// would from the same logits, except where a uniform falls within float32 rounding of a CDF boundary. With several
+// streams (a MemberModel's members, whose rows are equal consecutive shares), each share draws from its own stream
+// in that order: the uniforms are uploaded as [streams, M], M the largest share's draw.
 import * as tf from '@tensorflow/tfjs';
 import type { KVCache } from './kvCache';
-import type { PolicyModel } from './model';
 import type { SamplingOptions, SeededRandom } from './sampling';
 import { SAMPLE_STEP_KERNEL, STATE_COLUMNS, type SampleStepAttrs } from './kernels/webgpuSampling';
 
 /** What one turn decoded on the device needs from the decoder (turnDecoder.ts), per context row r. */
 export interface DeviceTurn {
   cache: KVCache;
-  model: PolicyModel;
   options: SamplingOptions;
-  rng: SeededRandom;
+  /** one random stream per equal consecutive share of the rows (one for a single model) */
+  rngs: readonly SeededRandom[];
   /** [R] 1 for rows that sample an action this turn */
   rowActing: Int32Array;
   /** [R] tokens written per row at the turn's start (fed or not) */
@@ -58,6 +59,16 @@ export async function decodeTurnOnDevice(t: DeviceTurn): Promise<void> {
   }
   if (acting === 0) return;
   const S = Math.min(t.maxTokens, room);
+  const streams = t.rngs.length;
+  const rowsPerStream = R / streams;
+  if (!Number.isInteger(rowsPerStream))
+    throw new Error(`decodeTurnOnDevice: ${R} rows do not split into ${streams} streams' equal shares`);
+  // stream s's draw, at most one uniform per acting row of its share and step: row s of [streams, M]
+  const actingIn = (s: number) =>
+    t.rowActing.subarray(s * rowsPerStream, (s + 1) * rowsPerStream).reduce((a, b) => a + b, 0);
+  const M = Math.max(...t.rngs.map((_, s) => actingIn(s) * S));
+  const drawn = new Float32Array(streams * M);
+  t.rngs.forEach((rng, s) => drawn.set(rng.peekUniforms(actingIn(s) * S), s * M));
   // the initial state: columns 4–7 (acting, action length, row length, uniforms consumed); see webgpuSampling.ts
   const init = new Float32Array(R * STATE_COLUMNS);
   for (let r = 0; r < R; r++) {
@@ -69,9 +80,10 @@ export async function decodeTurnOnDevice(t: DeviceTurn): Promise<void> {
     stopToken: t.stopToken,
     maxTokens: t.maxTokens,
     capacity: t.capacity,
+    rowsPerStream,
   };
   const states: tf.Tensor2D[] = [];
-  const uniforms = tf.tensor1d(Float32Array.from(t.rng.peekUniforms(acting * S)));
+  const uniforms = tf.tensor1d(drawn);
   let state: tf.Tensor2D = tf.tensor2d(init, [R, STATE_COLUMNS]);
   let all: tf.Tensor | null = null;
   try {
@@ -100,7 +112,7 @@ export async function decodeTurnOnDevice(t: DeviceTurn): Promise<void> {
     all = tf.stack(states); // [S, R, 8]
     const v = (await all.data()) as Float32Array; // the turn's one read-back
     const fed = new Int32Array(R);
-    let sampled = 0;
+    const sampled = new Int32Array(streams);
     for (let r = 0; r < R; r++) {
       const toks: number[] = [];
       const lps: number[] = [];
@@ -113,11 +125,12 @@ export async function decodeTurnOnDevice(t: DeviceTurn): Promise<void> {
         ents.push(v[o + 2] as number);
         if (s < S - 1) fed[r] = (fed[r] as number) + 1; // fed by the next step's appendOnDevice
       }
-      sampled += toks.length;
+      const s = Math.floor(r / rowsPerStream);
+      sampled[s] = (sampled[s] as number) + toks.length;
       t.commit(r, toks, lps, ents, fed[r] as number);
     }
     t.cache.advanceLengths(fed);
-    t.rng.skipUniforms(sampled);
+    t.rngs.forEach((rng, s) => rng.skipUniforms(sampled[s] as number));
   } finally {
     tf.dispose([uniforms, ...states]);
     all?.dispose();

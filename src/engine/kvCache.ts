@@ -47,6 +47,8 @@ export interface CacheModel<Blk = unknown> {
   mlp(x: tf.Tensor2D, blk: Blk): tf.Tensor2D;
   /** x [N, D] → logits [N, V] */
   head(x: tf.Tensor2D): tf.Tensor2D;
+  /** a parameter by key ('tok_emb' is [V, D], or a MemberModel's [K, V, D]) */
+  variable(key: string): tf.Variable;
 }
 
 export class KVCache {
@@ -231,20 +233,30 @@ export class KVCache {
    * kernels/webgpuSampling.ts [batch, 8]; each row that sampled at that step feeds its token, the others nothing.
    * The host length mirror is NOT advanced: the caller reports what was fed with `advanceLengths` once it knows.
    * Returns logits [batch, vocab] (rows that fed nothing get unspecified values); the caller disposes them.
+   * A MemberModel's step runs the composed ops (the fused kernels take one model's weights).
    */
   appendOnDevice(state: tf.Tensor2D): tf.Tensor2D {
     this.assertLive();
     if (this.trimmed) throw new Error('KVCache.appendOnDevice: needs a full (untrimmed) cache');
     const m = this.model;
-    if (!(m instanceof PolicyModel)) throw new Error(`KVCache.appendOnDevice: ${m.name} is not a single PolicyModel`);
+    const single = m instanceof PolicyModel ? m : null;
     const B = this.batch;
     const cap = this.capacity;
     if (state.shape[0] !== B || state.shape[1] !== STATE_COLUMNS)
       throw new Error(`KVCache.appendOnDevice: state is [${state.shape}], expected [${B}, ${STATE_COLUMNS}]`);
     const engine = tf.engine();
-    if (useFusedKernels()) return this.fusedStep(state);
+    if (single && useFusedKernels()) return this.fusedStep(state);
+    // a MemberModel's tables stacked over members: [K·V, D] and [K·contextTokens, D], one stream per member
+    const table = (key: 'tok_emb' | 'pos_emb') =>
+      single?.variable(key) ?? tf.reshape(m.variable(key), [-1, m.config.width]);
+    const rowsPerStream = B / (m.members ?? 1);
     const result = this.layers(
-      () => engine.runKernel(DECODE_EMBED_KERNEL, { state, tokEmb: m.tokEmb, posEmb: m.posEmb }) as tf.Tensor2D,
+      () =>
+        engine.runKernel(
+          DECODE_EMBED_KERNEL,
+          { state, tokEmb: table('tok_emb'), posEmb: table('pos_emb') },
+          { rowsPerStream },
+        ) as tf.Tensor2D,
       () => engine.runKernel(DECODE_MASK_KERNEL, { state }, { capacity: cap, mode: 'write' }) as tf.Tensor4D,
       () => engine.runKernel(DECODE_MASK_KERNEL, { state }, { capacity: cap, mode: 'mask' }) as tf.Tensor4D,
       1,

@@ -15,9 +15,9 @@
 // head) take PolicyModel's flat layouts with the K·b rows and apply member k's weights to member k's rows. Rows stay
 // in the cache when their episodes end (a member's rows cannot leave one by one and keep the layout).
 //
-// Not (yet) here: sampling on the device with a member axis (a member rollout samples on the host, one read of the
-// [K·b, V] logits per step for all members), row packing (a wasm optimisation), and the fused WGSL kernels (layer
-// norm and GELU are composed ops when stacked).
+// On webgpu a member decode samples on the device (deviceSampling.ts, one random stream per member): one read per
+// turn for all members. Not (yet) here: row packing (a wasm optimisation) and fused WGSL kernels for the member
+// axis (layer norm and GELU are composed ops when stacked; a member decode step runs those, not the fused ones).
 import * as tf from '@tensorflow/tfjs';
 import { gelu, LAYER_NORM_EPSILON, matMul } from './layers';
 import { causalMask, PolicyModel, parameterSpecs, type ModelConfig } from './model';

@@ -12,7 +12,8 @@
 //
 // Members: with a MemberModel (memberModel.ts) the rows are K equal member-major shares, every decode step runs all
 // members in one pass, and member k's rows sample from their own stream (options.memberSeeds[k]) in row order — the
-// stream member k's own decoder, seeded so, would use. Host sampling only; finished rows stay in the batch.
+// stream member k's own decoder, seeded so, would use — on the host, or on the device with one stream per member.
+// Finished rows stay in the batch (fed nothing).
 import type * as tf from '@tensorflow/tfjs';
 import { Special } from '../core/env/types';
 import { deviceSamplingAvailable, decodeTurnOnDevice, type DeviceTurn } from './deviceSampling';
@@ -101,7 +102,7 @@ export class TurnDecoder {
     this.rowsPerStream = rows / this.rngs.length;
     this.scratch = makeSamplingScratch(model.config.vocabSize);
     const cached = options.useCache ?? true;
-    this.onDevice = single !== null && cached && options.deviceSampling !== false && deviceSamplingAvailable(options);
+    this.onDevice = cached && options.deviceSampling !== false && deviceSamplingAvailable(options);
     this.context = single && !cached ? new UncachedContext(single, rows, capacity) : new KVCache(model, rows, capacity);
     this.live = Array.from({ length: rows }, (_, i) => i);
     this.rowOf = Int32Array.from(this.live);
@@ -205,9 +206,8 @@ export class TurnDecoder {
     });
     return {
       cache: this.context as KVCache,
-      model: this.model as PolicyModel,
       options: this.options,
-      rng: this.rngs[0] as SeededRandom,
+      rngs: this.rngs,
       rowActing,
       rowLength,
       capacity: this.capacity,

@@ -5,6 +5,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { initBackend } from '../../src/engine/backend';
+import { readbackCount } from '../../src/engine/kernelCounter';
 import { MemberModel } from '../../src/engine/memberModel';
 import { PolicyModel } from '../../src/engine/model';
 import { makeModelConfig } from '../../src/engine/modelConfig';
@@ -48,8 +49,8 @@ async function twoTurns(decoder: TurnDecoder, first: number, rows: number): Prom
   return { actions, tokens, logProbs, entropy, lengths };
 }
 
-// webgpu: both sides sample on the host (a single model there would sample on the device by default, in float32);
-// skipped, with the reason printed, where no WebGPU adapter exists
+// webgpu: both sides sample on the host, then both on the device (deviceSampling.ts, one stream per member: one read
+// per turn); skipped, with the reason printed, where no WebGPU adapter exists
 describe.each(['cpu', 'wasm', 'webgpu'] as const)('TurnDecoder with a MemberModel on %s', (backend) => {
   let skipReason: string | null = null;
   beforeAll(async () => {
@@ -63,49 +64,54 @@ describe.each(['cpu', 'wasm', 'webgpu'] as const)('TurnDecoder with a MemberMode
     expect(tf.getBackend()).toBe(backend);
   }, 120_000);
 
-  it("samples, for each member's rows, what the member's own decoder samples with its own seed", async (ctx) => {
-    if (skipReason !== null) {
-      console.warn(`SKIPPED (no webgpu): ${skipReason}`);
-      ctx.skip();
-    }
-    const models = Array.from({ length: K }, (_, k) => new PolicyModel(config, 40 + k, `d${k}`));
-    const members = MemberModel.fromModels(models);
-    const before = tf.memory().numTensors;
-    const together = new TurnDecoder(members, K * ROWS, CAP, { seed: 0, memberSeeds: SEEDS, temperature: 1, topP: 1 });
-    try {
-      const all = await twoTurns(together, 0, K * ROWS);
-      expect(together.decodeSteps).toBeGreaterThan(2);
-      for (let k = 0; k < K; k++) {
-        const alone = new TurnDecoder(models[k]!, ROWS, CAP, {
-          seed: SEEDS[k]!,
-          temperature: 1,
-          topP: 1,
-          deviceSampling: false,
-        });
-        const own = await twoTurns(alone, k * ROWS, ROWS);
-        alone.dispose();
-        for (let t = 0; t < 2; t++)
-          expect(all.actions[t]!.slice(k * ROWS, (k + 1) * ROWS), `member ${k} turn ${t + 1}`).toEqual(own.actions[t]);
-        const span = [k * ROWS * CAP, (k + 1) * ROWS * CAP] as const;
-        expect(Array.from(all.tokens.subarray(...span))).toEqual(Array.from(own.tokens));
-        expect(Array.from(all.lengths.subarray(k * ROWS, (k + 1) * ROWS))).toEqual(Array.from(own.lengths));
-        const lp = all.logProbs.subarray(...span);
-        const ent = all.entropy.subarray(...span);
-        for (let i = 0; i < own.logProbs.length; i++) {
-          expect(Math.abs((lp[i] as number) - (own.logProbs[i] as number))).toBeLessThan(1e-5);
-          expect(Math.abs((ent[i] as number) - (own.entropy[i] as number))).toBeLessThan(1e-5);
-        }
+  const sides = backend === 'webgpu' ? (['host', 'device'] as const) : (['host'] as const);
+  it.for(sides)(
+    "samples, for each member's rows, what the member's own decoder samples with its own seed (%s sampling)",
+    async (side, ctx) => {
+      if (skipReason !== null) {
+        console.warn(`SKIPPED (no webgpu): ${skipReason}`);
+        ctx.skip();
       }
-      // the members' streams differ: not every member sampled member 0's first action
-      const firsts = Array.from({ length: K }, (_, k) => JSON.stringify(all.actions[0]![k * ROWS]));
-      expect(new Set(firsts).size).toBeGreaterThan(1);
-    } finally {
-      together.dispose();
-    }
-    expect(tf.memory().numTensors).toBe(before);
-    members.dispose();
-    models.forEach((m) => m.dispose());
-  });
+      const models = Array.from({ length: K }, (_, k) => new PolicyModel(config, 40 + k, `d${k}`));
+      const members = MemberModel.fromModels(models);
+      const before = tf.memory().numTensors;
+      const sampling = { temperature: 1, topP: 1, deviceSampling: side === 'device' };
+      const together = new TurnDecoder(members, K * ROWS, CAP, { seed: 0, memberSeeds: SEEDS, ...sampling });
+      try {
+        const reads = readbackCount();
+        const all = await twoTurns(together, 0, K * ROWS);
+        // host: one read of the [K·b, V] logits per decode step; device: one read per turn
+        expect(readbackCount() - reads).toBe(side === 'device' ? 2 : together.decodeSteps);
+        expect(together.decodeSteps).toBeGreaterThan(2);
+        for (let k = 0; k < K; k++) {
+          const alone = new TurnDecoder(models[k]!, ROWS, CAP, { seed: SEEDS[k]!, ...sampling });
+          const own = await twoTurns(alone, k * ROWS, ROWS);
+          alone.dispose();
+          for (let t = 0; t < 2; t++)
+            expect(all.actions[t]!.slice(k * ROWS, (k + 1) * ROWS), `member ${k} turn ${t + 1}`).toEqual(
+              own.actions[t],
+            );
+          const span = [k * ROWS * CAP, (k + 1) * ROWS * CAP] as const;
+          expect(Array.from(all.tokens.subarray(...span))).toEqual(Array.from(own.tokens));
+          expect(Array.from(all.lengths.subarray(k * ROWS, (k + 1) * ROWS))).toEqual(Array.from(own.lengths));
+          const lp = all.logProbs.subarray(...span);
+          const ent = all.entropy.subarray(...span);
+          for (let i = 0; i < own.logProbs.length; i++) {
+            expect(Math.abs((lp[i] as number) - (own.logProbs[i] as number))).toBeLessThan(1e-5);
+            expect(Math.abs((ent[i] as number) - (own.entropy[i] as number))).toBeLessThan(1e-5);
+          }
+        }
+        // the members' streams differ: not every member sampled member 0's first action
+        const firsts = Array.from({ length: K }, (_, k) => JSON.stringify(all.actions[0]![k * ROWS]));
+        expect(new Set(firsts).size).toBeGreaterThan(1);
+      } finally {
+        together.dispose();
+      }
+      expect(tf.memory().numTensors).toBe(before);
+      members.dispose();
+      models.forEach((m) => m.dispose());
+    },
+  );
 
   it('refuses members without one seed each, rows that do not split evenly, and the uncached path', (ctx) => {
     if (skipReason !== null) ctx.skip();
