@@ -68,7 +68,7 @@ export class KVCache {
 
   /**
    * `trim`: keep only the filled slots (default: on wasm); false keeps the full layout everywhere. A MemberModel's
-   * cache holds K·b rows (member-major) and decodes through `append` only (no fused or on-device step, no keepRows).
+   * cache holds K·b rows (member-major); its rows cannot leave one by one (no keepRows).
    */
   constructor(model: CacheModel, batch: number, capacity = model.config.contextTokens, trim = trimsCache()) {
     const c = model.config;
@@ -233,30 +233,19 @@ export class KVCache {
    * kernels/webgpuSampling.ts [batch, 8]; each row that sampled at that step feeds its token, the others nothing.
    * The host length mirror is NOT advanced: the caller reports what was fed with `advanceLengths` once it knows.
    * Returns logits [batch, vocab] (rows that fed nothing get unspecified values); the caller disposes them.
-   * A MemberModel's step runs the composed ops (the fused kernels take one model's weights).
+   * A MemberModel's rows take their own member's weights (the fused kernels' rowsPerMember).
    */
   appendOnDevice(state: tf.Tensor2D): tf.Tensor2D {
     this.assertLive();
     if (this.trimmed) throw new Error('KVCache.appendOnDevice: needs a full (untrimmed) cache');
-    const m = this.model;
-    const single = m instanceof PolicyModel ? m : null;
     const B = this.batch;
     const cap = this.capacity;
     if (state.shape[0] !== B || state.shape[1] !== STATE_COLUMNS)
       throw new Error(`KVCache.appendOnDevice: state is [${state.shape}], expected [${B}, ${STATE_COLUMNS}]`);
     const engine = tf.engine();
-    if (single && useFusedKernels()) return this.fusedStep(state);
-    // a MemberModel's tables stacked over members: [K·V, D] and [K·contextTokens, D], one stream per member
-    const table = (key: 'tok_emb' | 'pos_emb') =>
-      single?.variable(key) ?? tf.reshape(m.variable(key), [-1, m.config.width]);
-    const rowsPerStream = B / (m.members ?? 1);
+    if (useFusedKernels()) return this.fusedStep(state);
     const result = this.layers(
-      () =>
-        engine.runKernel(
-          DECODE_EMBED_KERNEL,
-          { state, tokEmb: table('tok_emb'), posEmb: table('pos_emb') },
-          { rowsPerStream },
-        ) as tf.Tensor2D,
+      () => this.embedOnDevice(state),
       () => engine.runKernel(DECODE_MASK_KERNEL, { state }, { capacity: cap, mode: 'write' }) as tf.Tensor4D,
       () => engine.runKernel(DECODE_MASK_KERNEL, { state }, { capacity: cap, mode: 'mask' }) as tf.Tensor4D,
       1,
@@ -269,36 +258,71 @@ export class KVCache {
     return result.logits;
   }
 
+  /** rows per member: the batch for one model, b for a MemberModel's K·b */
+  private get rowsPerMember(): number {
+    return this.batch / (this.model.members ?? 1);
+  }
+
+  /**
+   * A parameter as the fused kernels take it: one model's as it is; a MemberModel's stacked over members, rank one
+   * lower ([K, in, out] → [K·in, out], [K, n] → [K·n]). Call inside a tidy (the reshape is a new tensor).
+   */
+  private param(key: string): tf.Tensor {
+    const v = this.model.variable(key);
+    if (this.model.members === undefined) return v;
+    return tf.reshape(v, v.rank === 3 ? [-1, v.shape[2] as number] : [-1]);
+  }
+
+  /** x0 [B, D] of a device-built step: each feeding row's token and position embedding, from its member's tables */
+  private embedOnDevice(state: tf.Tensor2D): tf.Tensor2D {
+    return tf
+      .engine()
+      .runKernel(
+        DECODE_EMBED_KERNEL,
+        { state, tokEmb: this.param('tok_emb'), posEmb: this.param('pos_emb') },
+        { rowsPerStream: this.rowsPerMember },
+      ) as tf.Tensor2D;
+  }
+
   /**
    * appendOnDevice in the fused kernels of kernels/webgpuDecodeStep.ts: per layer LN + QKV, the two cache writes,
-   * attention, projection + residual, LN + MLP-in + GELU, MLP-out + residual (7 programs), then LN + head.
+   * attention, projection + residual, LN + MLP-in + GELU, MLP-out + residual (7 programs), then LN + head. A
+   * MemberModel's rows take their own member's weights in the same programs.
    */
   private fusedStep(state: tf.Tensor2D): tf.Tensor2D {
-    const m = this.model as PolicyModel;
+    const m = this.model;
     const engine = tf.engine();
+    const rowsPerMember = this.rowsPerMember;
     const linear = (
       x: tf.Tensor,
-      w: tf.Tensor,
-      bias: tf.Tensor,
-      o: { ln?: [tf.Tensor, tf.Tensor]; gelu?: boolean; res?: tf.Tensor; transposeW?: boolean },
+      prefix: string,
+      o: { ln?: string; gelu?: boolean; res?: tf.Tensor; transposeW?: boolean },
     ): tf.Tensor2D =>
       engine.runKernel(
         ROW_LINEAR_KERNEL,
-        { x, w, bias, ...(o.ln ? { lnG: o.ln[0], lnB: o.ln[1] } : {}), ...(o.res ? { res: o.res } : {}) },
+        {
+          x,
+          w: this.param(o.transposeW ? 'tok_emb' : `${prefix}/w`),
+          bias: this.param(`${prefix}/b`),
+          ...(o.ln ? { lnG: this.param(`${o.ln}/g`), lnB: this.param(`${o.ln}/b`) } : {}),
+          ...(o.res ? { res: o.res } : {}),
+        },
         {
           ln: o.ln !== undefined,
           epsilon: LAYER_NORM_EPSILON,
           gelu: o.gelu === true,
           residual: o.res !== undefined,
           transposeW: o.transposeW === true,
+          rowsPerMember,
         },
       ) as tf.Tensor2D;
     const newKeys: tf.Tensor4D[] = [];
     const newValues: tf.Tensor4D[] = [];
     const logits = tf.tidy(() => {
-      let x = engine.runKernel(DECODE_EMBED_KERNEL, { state, tokEmb: m.tokEmb, posEmb: m.posEmb }) as tf.Tensor2D;
-      m.blocks.forEach((blk, l) => {
-        const qkv = linear(x, blk.qkvW, blk.qkvB, { ln: [blk.ln1g, blk.ln1b] }); // [R, 3D]
+      let x = this.embedOnDevice(state);
+      for (let l = 0; l < m.config.layers; l++) {
+        const h = `h${l}/`;
+        const qkv = linear(x, `${h}attn/qkv`, { ln: `${h}ln1` }); // [R, 3D]
         const write = (cache: tf.Tensor4D, part: 1 | 2): tf.Tensor4D =>
           tf.keep(engine.runKernel(KV_WRITE_KERNEL, { cache, qkv, state }, { part }) as tf.Tensor4D);
         const K = write(this.keys[l] as tf.Tensor4D, 1);
@@ -306,12 +330,11 @@ export class KVCache {
         newKeys.push(K);
         newValues.push(V);
         const y = engine.runKernel(DECODE_ATTENTION_KERNEL, { qkv, keys: K, values: V, state }) as tf.Tensor2D;
-        x = linear(y, blk.projW, blk.projB, { res: x });
-        const h = linear(x, blk.fcW, blk.fcB, { ln: [blk.ln2g, blk.ln2b], gelu: true });
-        x = linear(h, blk.outW, blk.outB, { res: x });
-      });
-      const head = m.headW ?? m.tokEmb;
-      return linear(x, head, m.headB, { ln: [m.lnfG, m.lnfB], transposeW: m.headW === null });
+        x = linear(y, `${h}attn/proj`, { res: x });
+        const hidden = linear(x, `${h}mlp/fc`, { ln: `${h}ln2`, gelu: true });
+        x = linear(hidden, `${h}mlp/out`, { res: x });
+      }
+      return linear(x, 'head', { ln: 'ln_f', transposeW: m.config.tiedHead });
     });
     this.release();
     this.keys = newKeys;

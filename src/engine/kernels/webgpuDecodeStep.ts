@@ -7,7 +7,9 @@
 // w [Din, Dout] (or [Dout, Din] with transposeW: a tied head), bias [Dout], and with attr ln: lnG, lnB [Din] (x̃ is
 // x layer-normalised per row, two-pass variance, ε = attr epsilon, as layers.ts), with attr residual: res [R, Dout];
 // attr gelu: exact (erf) GELU as webgpuGelu.ts. One invocation per output element (the rows' moments are recomputed
-// per element: Din is tens of values).
+// per element: Din is tens of values). Members (memberModel.ts): with attr rowsPerMember, the rows are K equal
+// consecutive shares and w, bias, lnG, lnB hold K members' stacked ([K·Din, Dout] or [K·Dout, Din], [K·Dout],
+// [K·Din]); row r uses member ⌊r / rowsPerMember⌋'s. K = 1 (the default) is the single model's arithmetic exactly.
 // Kernel 'RetireKvWrite' — inputs cache [R, H, cap, dh], qkv [R, 3D], state; attr part (1 keys, 2 values) → the
 // cache with each feeding row's new k (or v) at its slot; every other slot is copied (the cache is append-only, so
 // that slot held 0: the same bits as the composed K + w ⊙ k).
@@ -27,21 +29,27 @@ export interface RowLinearAttrs {
   gelu: boolean;
   residual: boolean;
   transposeW: boolean;
+  /** rows per member (a divisor of R); default R, one model */
+  rowsPerMember?: number;
 }
 
 function rowLinearCode(a: RowLinearAttrs): string {
-  const xin = a.ln ? '((x[base + c] - mean) * inv * lnG[c] + lnB[c])' : 'x[base + c]';
-  const wAt = a.transposeW ? 'w[j * Din + c]' : 'w[c * Dout + j]';
+  const xin = a.ln ? '((x[base + c] - mean) * inv * lnG[mIn + c] + lnB[mIn + c])' : 'x[base + c]';
+  const wAt = a.transposeW ? 'w[mW + j * Din + c]' : 'w[mW + c * Dout + j]';
   return `
   ${a.gelu ? WGSL_ERF : ''}
   fn main(index : i32) {
     let R = uniforms.xShape.x;
     let Din = uniforms.xShape.y;
-    let Dout = uniforms.biasShape;
+    let Dout = uniforms.biasShape / (R / uniforms.rowsPerMember);
     if (index >= R * Dout) { return; }
     let r = index / Dout;
     let j = index - r * Dout;
     let base = r * Din;
+    // this row's member: offsets of its weights, bias and layer-norm parameters
+    let member = r / uniforms.rowsPerMember;
+    let mW = member * Din * Dout;
+    let mIn = member * Din;
     ${
       a.ln
         ? `var sum = 0.0;
@@ -54,7 +62,7 @@ function rowLinearCode(a: RowLinearAttrs): string {
     }
     var acc = 0.0;
     for (var c = 0; c < Din; c++) { acc += ${xin} * ${wAt}; }
-    var y = acc + bias[j];
+    var y = acc + bias[member * Dout + j];
     ${a.gelu ? 'y = y * (1.0 + retireErf(y * 0.7071067811865476)) * 0.5;' : ''}
     ${a.residual ? 'y = y + res[index];' : ''}
     result[index] = y;
@@ -71,9 +79,17 @@ const rowLinear: tf.KernelFunc = ({ inputs, backend, attrs }) => {
   });
   const x = ins[0] as tf.TensorInfo;
   const bias = ins[2] as tf.TensorInfo;
+  const R = x.shape[0] as number;
+  const rpm = a.rowsPerMember ?? R;
+  if (!Number.isInteger(rpm) || rpm <= 0 || R % rpm !== 0 || (bias.shape[0] as number) % (R / rpm) !== 0)
+    throw new Error(`${ROW_LINEAR_KERNEL}: rowsPerMember ${rpm} does not split ${R} rows and bias [${bias.shape}]`);
   const key = `${ROW_LINEAR_KERNEL}_${a.ln ? `ln${a.epsilon}` : ''}_${a.gelu ? 'gelu' : ''}_${a.residual ? 'res' : ''}_${a.transposeW ? 'wT' : ''}`;
-  const program = flatProgram(key, names, [x.shape[0] as number, bias.shape[0] as number], rowLinearCode(a));
-  return asWebgpuBackend(backend, ROW_LINEAR_KERNEL).runWebGPUProgram(program, ins, 'float32');
+  const program = flatProgram(key, names, [R, (bias.shape[0] as number) / (R / rpm)], rowLinearCode(a), {
+    uniforms: 'rowsPerMember : i32,',
+  });
+  return asWebgpuBackend(backend, ROW_LINEAR_KERNEL).runWebGPUProgram(program, ins, 'float32', [
+    { type: 'int32', data: [rpm] },
+  ]);
 };
 
 function kvWriteCode(part: number): string {
