@@ -5,7 +5,7 @@
 #   device run: command "bash bench/device/check.sh", carry [".device"], timeout_s 600
 # Writes to $OUT (the device tool's folder; /tmp/device-check elsewhere): check.log (everything printed, each
 # command's wall time), bench-now.json / bench-before.json (the bench's JSON), members.md (the member axis against
-# K single steps, bench/memberBatching.ts), runs.tar.gz (each run's summary,
+# K single steps and rollouts, bench/memberBatching.ts), runs.tar.gz (each run's summary,
 # report, events and step metrics: time/readbacks and time/readbacks_async per step). Commands run in order of
 # importance, each under its own time limit (together 580 s, inside the tool's 600 s), and the runs are packed after
 # every command, so a call cut short still returns the first results.
