@@ -88,7 +88,7 @@ function memberShare(
     turns: batch.turns.slice(first, first + n),
     invalid: batch.invalid.slice(first, first + n),
     truncated: batch.truncated.slice(first, first + n),
-    taskIndex: batch.taskIndex.map((t) => t - firstTask).slice(first, first + n),
+    taskIndex: batch.taskIndex.slice(first, first + n).map((t) => t - firstTask),
     policyTokens,
   };
 }
