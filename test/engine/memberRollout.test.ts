@@ -2,10 +2,14 @@
 // equal (tokens, classes, outcomes, task indices, sampled-token counts), log-probs and entropies to 1e-5 (the
 // members' logits are batched products, float32 rounding in another order; sampling is float64 on the host, and no
 // uniform of these fixed seeds lands within 1e-5 of a CDF boundary), and fewer decode steps than the K rollouts.
+// On webgpu both sides sample on the device (float32 inverse CDF, deviceSampling.ts) and the member rollout reads
+// once per turn for all members, where the K rollouts read once per turn each; skipped, with the reason printed,
+// where no WebGPU adapter exists.
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Special, type Task } from '../../src/core/env/types';
 import { initBackend } from '../../src/engine/backend';
+import { readbackCount } from '../../src/engine/kernelCounter';
 import { MemberModel } from '../../src/engine/memberModel';
 import { memberRollout } from '../../src/engine/memberRollout';
 import { PolicyModel } from '../../src/engine/model';
@@ -46,25 +50,49 @@ function expectSameBatch(made: RolloutBatch, own: RolloutBatch, label: string): 
   }
 }
 
-describe.each(['cpu', 'wasm'] as const)('memberRollout on %s', (backend) => {
+describe.each(['cpu', 'wasm', 'webgpu'] as const)('memberRollout on %s', (backend) => {
+  let skipReason: string | null = null;
   beforeAll(async () => {
-    await initBackend(backend);
-  });
+    try {
+      await initBackend(backend);
+    } catch (e) {
+      if (backend !== 'webgpu') throw e;
+      skipReason = e instanceof Error ? e.message : String(e);
+      return;
+    }
+    expect(tf.getBackend()).toBe(backend);
+  }, 120_000);
+  const skipWithout = (ctx: { skip: () => void }): void => {
+    if (skipReason === null) return;
+    console.warn(`SKIPPED (no webgpu): ${skipReason}`);
+    ctx.skip();
+  };
 
-  it("gives each member the batch its own model's rollout gives, in fewer decode steps", async () => {
+  it("gives each member the batch its own model's rollout gives, in fewer decode steps", async (ctx) => {
+    skipWithout(ctx);
     const models = Array.from({ length: K }, (_, k) => biasedModel(k));
     const members = MemberModel.fromModels(models);
     const before = tf.memory().numTensors;
     try {
+      const reads = readbackCount();
       const made = await memberRollout(members, env, TASKS, { ...opts, seeds: SEEDS });
+      const memberReads = readbackCount() - reads;
       expect(tf.memory().numTensors).toBe(before);
       expect(made).toHaveLength(K);
       let stepsAlone = 0;
+      const readsAlone: number[] = [];
       for (let k = 0; k < K; k++) {
+        const start = readbackCount();
         const own = await rollout(models[k]!, env, TASKS[k]!, { ...opts, seed: SEEDS[k]! });
+        readsAlone.push(readbackCount() - start);
         expectSameBatch(made[k]!, own, `member ${k}`);
         expect(made[k]!.decodeSteps).toBeGreaterThanOrEqual(own.decodeSteps);
         stepsAlone += own.decodeSteps;
+      }
+      if (backend === 'webgpu') {
+        // one read per turn: the members' turns run together, so as many as the member with the most turns
+        expect(memberReads).toBe(Math.max(...readsAlone));
+        expect(memberReads).toBeLessThan(readsAlone.reduce((a, b) => a + b, 0));
       }
       // the members' episodes differ (not one batch copied K times), and their steps are shared
       expect(new Set(made.map((b) => Array.from(b.tokens).join())).size).toBe(K);
@@ -75,7 +103,8 @@ describe.each(['cpu', 'wasm'] as const)('memberRollout on %s', (backend) => {
     }
   });
 
-  it('pads every member to padTo and refuses mismatched tasks, seeds and a padTo below an episode', async () => {
+  it('pads every member to padTo and refuses mismatched tasks, seeds and a padTo below an episode', async (ctx) => {
+    skipWithout(ctx);
     const models = Array.from({ length: K }, (_, k) => biasedModel(k));
     const members = MemberModel.fromModels(models);
     try {
