@@ -6,6 +6,7 @@ import { KVCache } from '../../src/engine/kvCache';
 import { PolicyModel } from '../../src/engine/model';
 import { makeModelConfig } from '../../src/engine/modelConfig';
 import { SeededRandom } from '../../src/engine/sampling';
+import { BackendOrSkip } from './helpers/webgpuOrSkip';
 
 const config = makeModelConfig('tiny', { vocabSize: 23, contextTokens: 40, width: 24, heads: 3, layers: 2, mlp: 40 });
 
@@ -216,15 +217,9 @@ describe.each(['cpu', 'wasm'] as const)('KVCache on %s', (backend) => {
 // the host-built append feeds. Skipped, with the reason printed, where no WebGPU adapter exists.
 describe('KVCache on webgpu', () => {
   let model: PolicyModel | null = null;
-  let skipReason: string | null = null;
+  const gpu = new BackendOrSkip();
   beforeAll(async () => {
-    try {
-      await initBackend('webgpu');
-    } catch (e) {
-      skipReason = e instanceof Error ? e.message : String(e);
-      return;
-    }
-    expect(tf.getBackend()).toBe('webgpu');
+    if (!(await gpu.init('webgpu'))) return;
     model = new PolicyModel(config, 7, 'kv_gpu');
     model.setWeights(
       model.getWeightsSync().map((r) => ({ ...r, data: r.name.endsWith('/g') ? r.data : r.data.map((v) => v * 25) })),
@@ -241,11 +236,8 @@ describe('KVCache on webgpu', () => {
   };
 
   it('feeds a device-built step like the host-built one (1e-5) in 16 fused programs: sampling rows their token, the others nothing', async (ctx) => {
-    if (skipReason !== null || model === null) {
-      console.warn(`SKIPPED (no webgpu): ${skipReason}`);
-      ctx.skip();
-      return;
-    }
+    gpu.skipIfMissing(ctx);
+    if (model === null) throw new Error('the webgpu model was not built');
     const rng = new SeededRandom(9);
     const B = 4;
     const V = config.vocabSize;

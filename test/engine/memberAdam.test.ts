@@ -5,7 +5,6 @@
 // move weights by ~1e-3.
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { initBackend } from '../../src/engine/backend';
 import { tokenLogProbs } from '../../src/engine/losses/tokenLogProbs';
 import { MemberAdam, MEMBER_STEP_KEYS } from '../../src/engine/memberAdam';
 import { MemberModel } from '../../src/engine/memberModel';
@@ -13,6 +12,7 @@ import { PolicyModel } from '../../src/engine/model';
 import { makeModelConfig } from '../../src/engine/modelConfig';
 import { createAdam } from '../../src/engine/optimizer';
 import { gradClipCoefficient } from '../../src/engine/trainer/checkedUpdate';
+import { BackendOrSkip } from './helpers/webgpuOrSkip';
 
 const config = makeModelConfig('tiny', { vocabSize: 19, contextTokens: 24, width: 16, heads: 4, layers: 2, mlp: 24 });
 const K = 3;
@@ -157,25 +157,14 @@ describe('MemberAdam', () => {
 // different orders of sums (‖∇‖² to ~1e-5 relative); 2e-5 bounds the weights after three steps (a wrong clip or moment moves weights by ~1e-3).
 // Skipped, with the reason printed, where no WebGPU adapter exists.
 describe('MemberAdam on webgpu', () => {
-  let skipReason: string | null = null;
-  beforeAll(async () => {
-    try {
-      await initBackend('webgpu');
-    } catch (e) {
-      skipReason = e instanceof Error ? e.message : String(e);
-      return;
-    }
-    expect(tf.getBackend()).toBe('webgpu');
-  }, 120_000);
+  const gpu = new BackendOrSkip();
+  beforeAll(() => gpu.init('webgpu'), 120_000);
   afterAll(async () => {
     await tf.setBackend('cpu');
   });
 
   it("steps each member as its own model's fused-kernel step would", async (ctx) => {
-    if (skipReason !== null) {
-      console.warn(`skipped: no WebGPU here (${skipReason})`);
-      ctx.skip();
-    }
+    gpu.skipIfMissing(ctx);
     await stepsAsSingleModels(2e-5, 4);
   }, 300_000);
 });

@@ -8,7 +8,6 @@
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Special, type Task } from '../../src/core/env/types';
-import { initBackend } from '../../src/engine/backend';
 import { readbackCount } from '../../src/engine/kernelCounter';
 import { MemberModel } from '../../src/engine/memberModel';
 import { memberRollout } from '../../src/engine/memberRollout';
@@ -16,6 +15,7 @@ import { PolicyModel } from '../../src/engine/model';
 import { makeModelConfig } from '../../src/engine/modelConfig';
 import { rollout, type RolloutBatch } from '../../src/engine/rollout';
 import { makeFakeEnv } from './helpers/fakeEnv';
+import { BackendOrSkip } from './helpers/webgpuOrSkip';
 
 const env = makeFakeEnv();
 const config = makeModelConfig('tiny', { vocabSize: 16, contextTokens: 40, width: 16, heads: 2, layers: 2, mlp: 32 });
@@ -51,25 +51,11 @@ function expectSameBatch(made: RolloutBatch, own: RolloutBatch, label: string): 
 }
 
 describe.each(['cpu', 'wasm', 'webgpu'] as const)('memberRollout on %s', (backend) => {
-  let skipReason: string | null = null;
-  beforeAll(async () => {
-    try {
-      await initBackend(backend);
-    } catch (e) {
-      if (backend !== 'webgpu') throw e;
-      skipReason = e instanceof Error ? e.message : String(e);
-      return;
-    }
-    expect(tf.getBackend()).toBe(backend);
-  }, 120_000);
-  const skipWithout = (ctx: { skip: () => void }): void => {
-    if (skipReason === null) return;
-    console.warn(`SKIPPED (no webgpu): ${skipReason}`);
-    ctx.skip();
-  };
+  const gpu = new BackendOrSkip();
+  beforeAll(() => gpu.init(backend), 120_000);
 
   it("gives each member the batch its own model's rollout gives, in fewer decode steps", async (ctx) => {
-    skipWithout(ctx);
+    gpu.skipIfMissing(ctx);
     const models = Array.from({ length: K }, (_, k) => biasedModel(k));
     const members = MemberModel.fromModels(models);
     const before = tf.memory().numTensors;
@@ -104,7 +90,7 @@ describe.each(['cpu', 'wasm', 'webgpu'] as const)('memberRollout on %s', (backen
   });
 
   it('pads every member to padTo and refuses mismatched tasks, seeds and a padTo below an episode', async (ctx) => {
-    skipWithout(ctx);
+    gpu.skipIfMissing(ctx);
     const models = Array.from({ length: K }, (_, k) => biasedModel(k));
     const members = MemberModel.fromModels(models);
     try {

@@ -7,6 +7,7 @@ import { PolicyModel } from '../../src/engine/model';
 import { makeModelConfig } from '../../src/engine/modelConfig';
 import { PAD_CLASS, rollout, sequenceLogProbs, type RolloutBatch } from '../../src/engine/rollout';
 import { makeFakeEnv } from './helpers/fakeEnv';
+import { BackendOrSkip } from './helpers/webgpuOrSkip';
 
 const env = makeFakeEnv();
 const config = makeModelConfig('tiny', { vocabSize: 16, contextTokens: 40, width: 16, heads: 2, layers: 2, mlp: 32 });
@@ -163,26 +164,18 @@ describe('rollout over a fake environment', () => {
 // and entropies within 1e-4, float32 logits of two backends), with one read-back per turn. Skipped, with the reason
 // printed, where no WebGPU adapter exists.
 describe('rollout on webgpu', () => {
-  let skipReason: string | null = null;
+  const gpu = new BackendOrSkip();
   let wasm: RolloutBatch;
   beforeAll(async () => {
     await initBackend('wasm');
     const m = biasedModel(5, 'student_wasm');
     wasm = await rollout(m, env, tasks, opts);
     m.dispose();
-    try {
-      await initBackend('webgpu');
-    } catch (e) {
-      skipReason = e instanceof Error ? e.message : String(e);
-    }
+    await gpu.init('webgpu');
   }, 120_000);
 
   it('samples what wasm samples, reading back once per turn, and leaks no tensor', async (ctx) => {
-    if (skipReason !== null) {
-      console.warn(`SKIPPED (no webgpu): ${skipReason}`);
-      ctx.skip();
-      return;
-    }
+    gpu.skipIfMissing(ctx);
     expect(tf.getBackend()).toBe('webgpu');
     const m = biasedModel(5, 'student_gpu');
     try {

@@ -4,12 +4,12 @@
 // only way to differ; with these fixed seeds none is) and log-probs and entropies agree to 1e-5.
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { initBackend } from '../../src/engine/backend';
 import { readbackCount } from '../../src/engine/kernelCounter';
 import { MemberModel } from '../../src/engine/memberModel';
 import { PolicyModel } from '../../src/engine/model';
 import { makeModelConfig } from '../../src/engine/modelConfig';
 import { TurnDecoder } from '../../src/engine/turnDecoder';
+import { BackendOrSkip } from './helpers/webgpuOrSkip';
 
 const config = makeModelConfig('tiny', { vocabSize: 23, contextTokens: 40, width: 24, heads: 3, layers: 2, mlp: 40 });
 const K = 3;
@@ -52,26 +52,14 @@ async function twoTurns(decoder: TurnDecoder, first: number, rows: number): Prom
 // webgpu: both sides sample on the host, then both on the device (deviceSampling.ts, one stream per member: one read
 // per turn); skipped, with the reason printed, where no WebGPU adapter exists
 describe.each(['cpu', 'wasm', 'webgpu'] as const)('TurnDecoder with a MemberModel on %s', (backend) => {
-  let skipReason: string | null = null;
-  beforeAll(async () => {
-    try {
-      await initBackend(backend);
-    } catch (e) {
-      if (backend !== 'webgpu') throw e;
-      skipReason = e instanceof Error ? e.message : String(e);
-      return;
-    }
-    expect(tf.getBackend()).toBe(backend);
-  }, 120_000);
+  const gpu = new BackendOrSkip();
+  beforeAll(() => gpu.init(backend), 120_000);
 
   const sides = backend === 'webgpu' ? (['host', 'device'] as const) : (['host'] as const);
   it.for(sides)(
     "samples, for each member's rows, what the member's own decoder samples with its own seed (%s sampling)",
     async (side, ctx) => {
-      if (skipReason !== null) {
-        console.warn(`SKIPPED (no webgpu): ${skipReason}`);
-        ctx.skip();
-      }
+      gpu.skipIfMissing(ctx);
       const models = Array.from({ length: K }, (_, k) => new PolicyModel(config, 40 + k, `d${k}`));
       const members = MemberModel.fromModels(models);
       const before = tf.memory().numTensors;
@@ -114,7 +102,7 @@ describe.each(['cpu', 'wasm', 'webgpu'] as const)('TurnDecoder with a MemberMode
   );
 
   it('refuses members without one seed each, rows that do not split evenly, and the uncached path', (ctx) => {
-    if (skipReason !== null) ctx.skip();
+    gpu.skipIfMissing(ctx);
     const models = [new PolicyModel(config, 1, 'a'), new PolicyModel(config, 2, 'b')];
     const members = MemberModel.fromModels(models);
     try {

@@ -5,7 +5,6 @@
 // SwiftShader's time down. A count, not a timing. Skipped with the reason printed when no webgpu adapter exists.
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { initBackend } from '../../../src/engine/backend';
 import { countKernels } from '../../../src/engine/kernelCounter';
 import { setFusedKernelsEnabled } from '../../../src/engine/kernels/registerWebgpuKernels';
 import { tokenLogProbs } from '../../../src/engine/losses/tokenLogProbs';
@@ -14,6 +13,7 @@ import type { ModelConfig } from '../../../src/engine/modelConfig';
 import { BENCH_MODEL } from '../../../src/engine/benchWorkloads';
 import { createAdam } from '../../../src/engine/optimizer';
 import { rng } from '../losses/reference';
+import { BackendOrSkip } from '../helpers/webgpuOrSkip';
 
 /** the W1 reference model of the benchmark (src/engine/benchWorkloads.ts) */
 const W1: ModelConfig = BENCH_MODEL;
@@ -58,14 +58,10 @@ async function programsPerStep(fused: boolean): Promise<number> {
   }
 }
 
-let skipReason: string | null = null;
+const gpu = new BackendOrSkip();
 
 beforeAll(async () => {
-  try {
-    await initBackend('webgpu');
-  } catch (e) {
-    skipReason = e instanceof Error ? e.message : String(e);
-  }
+  await gpu.init('webgpu');
 });
 
 afterAll(async () => {
@@ -75,11 +71,7 @@ afterAll(async () => {
 
 describe('W1 step on webgpu', () => {
   it(`dispatches at most ${BUDGET} GPU programs with the fused kernels (several hundred more without)`, async (ctx) => {
-    if (skipReason !== null) {
-      console.warn(`SKIPPED (no webgpu): ${skipReason}`);
-      ctx.skip();
-      return;
-    }
+    gpu.skipIfMissing(ctx);
     const fused = await programsPerStep(true);
     const composed = await programsPerStep(false);
     console.log(`W1 step on webgpu: ${fused} GPU programs fused, ${composed} composed`);

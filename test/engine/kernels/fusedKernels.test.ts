@@ -23,6 +23,7 @@ import {
 } from '../../../src/engine/losses/tokenLogProbs';
 import { parityErrors, type ParityOutputs } from '../losses/parityFixture';
 import { makeCase, normal, numericGrad, refOpd, refTokenLogProbs, rng, type Case } from '../losses/reference';
+import { BackendOrSkip } from '../helpers/webgpuOrSkip';
 
 const TOLERANCE = 1e-5;
 const CPU_TOLERANCE = 1e-4;
@@ -185,7 +186,7 @@ const CASES = [
   { name: 'old far (caps bind)', c: extremeCase(32, false) },
 ];
 
-let skipReason: string | null = null;
+const gpu = new BackendOrSkip();
 const reference = new Map<string, Output>();
 
 beforeAll(async () => {
@@ -193,11 +194,7 @@ beforeAll(async () => {
   for (const { name: cn, c } of CASES) {
     for (const { name, fn, teacher } of FUNCTIONS) reference.set(`${cn}/${name}`, await evaluate(c, fn, !!teacher));
   }
-  try {
-    await initBackend('webgpu');
-  } catch (e) {
-    skipReason = e instanceof Error ? e.message : String(e);
-  }
+  await gpu.init('webgpu');
 }, 120_000);
 
 afterAll(async () => {
@@ -209,11 +206,7 @@ describe('fused webgpu kernels equal the composed tfjs ops', () => {
   for (const { name: cn, c } of CASES) {
     for (const { name, fn, teacher, f64, composedCancels } of FUNCTIONS) {
       it(`${name} (${cn}): values, statistics and gradients equal the composed ops (${TOLERANCE} webgpu, ${CPU_TOLERANCE} cpu)`, async (ctx) => {
-        if (skipReason !== null) {
-          console.warn(`SKIPPED (no webgpu): ${skipReason}`);
-          ctx.skip();
-          return;
-        }
+        gpu.skipIfMissing(ctx);
         await tf.setBackend('webgpu');
         expect(useFusedKernels()).toBe(true);
         const before = tf.memory().numTensors;
@@ -263,10 +256,7 @@ describe('fused webgpu kernels equal the composed tfjs ops', () => {
   }
 
   it('the composed path is still used on webgpu when the fused kernels are turned off', async (ctx) => {
-    if (skipReason !== null) {
-      ctx.skip();
-      return;
-    }
+    gpu.skipIfMissing(ctx);
     await tf.setBackend('webgpu');
     setFusedKernelsEnabled(false);
     try {
@@ -281,10 +271,7 @@ describe('fused webgpu kernels equal the composed tfjs ops', () => {
   });
 
   it('a target outside the vocabulary has log-prob 0 and no gradient, as plain autodiff of the one-hot product', async (ctx) => {
-    if (skipReason !== null) {
-      ctx.skip();
-      return;
-    }
+    gpu.skipIfMissing(ctx);
     const z = [1, 2, 3, -1, 0.5, 4];
     const run = async (f: typeof tokenLogProbs): Promise<number[]> => {
       const logits = tf.tensor3d(z, [1, 2, 3]);

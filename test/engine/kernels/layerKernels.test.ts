@@ -11,6 +11,7 @@ import { setFusedKernelsEnabled, useFusedKernels } from '../../../src/engine/ker
 import { gelu, layerNorm } from '../../../src/engine/layers';
 import { parityErrors, type ParityOutputs } from '../losses/parityFixture';
 import { normal, rng } from '../losses/reference';
+import { BackendOrSkip } from '../helpers/webgpuOrSkip';
 
 const TOLERANCE = 1e-5;
 const CPU_TOLERANCE = 1e-4;
@@ -61,17 +62,13 @@ const CASES = [
   { name: 'gelu', outputs: geluOutputs, kernel: 'RetireGelu' },
 ];
 
-let skipReason: string | null = null;
+const gpu = new BackendOrSkip();
 const cpu = new Map<string, ParityOutputs>();
 
 beforeAll(async () => {
   await initBackend('cpu');
   for (const c of CASES) cpu.set(c.name, await c.outputs());
-  try {
-    await initBackend('webgpu');
-  } catch (e) {
-    skipReason = e instanceof Error ? e.message : String(e);
-  }
+  await gpu.init('webgpu');
 }, 60_000);
 
 afterAll(async () => {
@@ -82,11 +79,7 @@ afterAll(async () => {
 describe('fused webgpu layer kernels equal the composed tfjs ops', () => {
   for (const c of CASES) {
     it(`${c.name}: values and gradients within ${TOLERANCE} of composed webgpu and ${CPU_TOLERANCE} of cpu`, async (ctx) => {
-      if (skipReason !== null) {
-        console.warn(`SKIPPED (no webgpu): ${skipReason}`);
-        ctx.skip();
-        return;
-      }
+      gpu.skipIfMissing(ctx);
       await tf.setBackend('webgpu');
       expect(useFusedKernels()).toBe(true);
       const before = tf.memory().numTensors;

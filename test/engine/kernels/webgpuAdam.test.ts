@@ -4,12 +4,12 @@
 // that resumes bit-exactly on webgpu. webgpu cases are skipped with the reason printed when no adapter exists here.
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { initBackend } from '../../../src/engine/backend';
 import { countKernels } from '../../../src/engine/kernelCounter';
 import { setFusedKernelsEnabled } from '../../../src/engine/kernels/registerWebgpuKernels';
 import { createAdam, getAdamState, setAdamState, type AdamState } from '../../../src/engine/optimizer';
 import { parityErrors } from '../losses/parityFixture';
 import { normal, rng } from '../losses/reference';
+import { BackendOrSkip } from '../helpers/webgpuOrSkip';
 
 const SHAPES = [[3, 4], [5], [], [2, 2, 3]];
 const CONFIG = { learningRate: 3e-3, beta1: 0.9, beta2: 0.999, epsilon: 1e-8 };
@@ -78,14 +78,10 @@ function asOutputs(r: Run): Record<string, number[]> {
   return out;
 }
 
-let skipReason: string | null = null;
+const gpu = new BackendOrSkip();
 
 beforeAll(async () => {
-  try {
-    await initBackend('webgpu');
-  } catch (e) {
-    skipReason = e instanceof Error ? e.message : String(e);
-  }
+  await gpu.init('webgpu');
 });
 
 afterAll(async () => {
@@ -103,11 +99,7 @@ describe('createAdam', () => {
   });
 
   it('on webgpu runs fused kernels equal to tfjs Adam within 1e-5, 3 dispatches per variable', async (ctx) => {
-    if (skipReason !== null) {
-      console.warn(`SKIPPED (no webgpu): ${skipReason}`);
-      ctx.skip();
-      return;
-    }
+    gpu.skipIfMissing(ctx);
     await tf.setBackend('webgpu');
     const before = tf.memory().numTensors;
     const { result: fusedRun, kernels } = await countKernels(() => runAdam(lab, 3));
@@ -132,10 +124,7 @@ describe('createAdam', () => {
   });
 
   it('on webgpu resumes from getAdamState / setAdamState bit-exactly', async (ctx) => {
-    if (skipReason !== null) {
-      ctx.skip();
-      return;
-    }
+    gpu.skipIfMissing(ctx);
     await tf.setBackend('webgpu');
     const straight = await runAdam(lab, 4);
     const resumed = await runAdam(lab, 4, 2);

@@ -6,7 +6,6 @@
 // too. Skipped with the reason printed where no webgpu adapter exists.
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { initBackend } from '../../../src/engine/backend';
 import { countKernels } from '../../../src/engine/kernelCounter';
 import { createAdam, getAdamState } from '../../../src/engine/optimizer';
 import type { WebgpuAdamOptimizer } from '../../../src/engine/kernels/webgpuAdam';
@@ -19,15 +18,12 @@ import {
 } from '../../../src/engine/trainer/checkedUpdate';
 import type { TrainerOptimizer } from '../../../src/engine/trainer/enginePort';
 import { NonFiniteError } from '../../../src/engine/trainer/events';
+import { BackendOrSkip } from '../helpers/webgpuOrSkip';
 
-let skipReason: string | null = null;
+const gpu = new BackendOrSkip();
 
 beforeAll(async () => {
-  try {
-    await initBackend('webgpu');
-  } catch (e) {
-    skipReason = e instanceof Error ? e.message : String(e);
-  }
+  await gpu.init('webgpu');
 });
 
 afterAll(async () => {
@@ -98,11 +94,7 @@ async function snapshot(vars: tf.Variable[], opt: TrainerOptimizer): Promise<Rec
 
 describe('checked update on the device (webgpu)', () => {
   it('clips by the global norm on the device: weights and Adam slots equal the host path within 1e-6 over 3 steps', async (ctx) => {
-    if (skipReason !== null) {
-      console.warn(`SKIPPED (no webgpu): ${skipReason}`);
-      ctx.skip();
-      return;
-    }
+    gpu.skipIfMissing(ctx);
     await tf.setBackend('webgpu');
     const run = async (guarded: boolean) => {
       const before = tf.memory().numTensors;
@@ -132,10 +124,7 @@ describe('checked update on the device (webgpu)', () => {
   });
 
   it('leaves weights, moments and the bias-correction powers untouched on a NaN step, and refuses the later updates of the step', async (ctx) => {
-    if (skipReason !== null) {
-      ctx.skip();
-      return;
-    }
+    gpu.skipIfMissing(ctx);
     await tf.setBackend('webgpu');
     const good = model(0.7);
     const opt = port(createAdam({ learningRate: 0.05 }), true);
@@ -165,10 +154,7 @@ describe('checked update on the device (webgpu)', () => {
   });
 
   it('reads nothing to the host before the update: the queued update makes no read-back', async (ctx) => {
-    if (skipReason !== null) {
-      ctx.skip();
-      return;
-    }
+    gpu.skipIfMissing(ctx);
     await tf.setBackend('webgpu');
     const m = model(0.7);
     const opt = port(createAdam({ learningRate: 0.05 }), true);

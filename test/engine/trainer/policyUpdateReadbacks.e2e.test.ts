@@ -11,11 +11,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig, type ExperimentConfig } from '../../../src/core/experiment/config';
 import { loadPreset } from '../../../src/core/experiment/preset';
-import { initBackend } from '../../../src/engine/backend';
 import type { MetricsLine, TrainerEvent } from '../../../src/engine/trainer/events';
 import { METRIC } from '../../../src/core/runLog/metricKeys';
 import { lookupPreset } from '../../support/presets';
 import { runTrainer } from '../helpers/runTrainer';
+import { BackendOrSkip } from '../helpers/webgpuOrSkip';
 
 /** the claim: at most this many blocking read-backs per student step that is not a validation step (3 turns) */
 const MAX_READBACKS_PER_STUDENT_STEP = 3;
@@ -28,14 +28,10 @@ function values(m: MetricsLine): Record<string, number> {
 }
 
 let cfg: ExperimentConfig;
-let skipReason: string | null = null;
+const gpu = new BackendOrSkip();
 
 beforeAll(async () => {
-  try {
-    await initBackend('webgpu');
-  } catch (e) {
-    skipReason = e instanceof Error ? e.message : String(e);
-  }
+  await gpu.init('webgpu');
   cfg = resolveConfig(
     { seed: 2, sft: { steps: 2 }, teacher: { steps: 3 }, student: { steps: 6 } },
     loadPreset('smoke', lookupPreset).config,
@@ -44,11 +40,7 @@ beforeAll(async () => {
 
 describe('student steps on webgpu', () => {
   it(`read back at most ${MAX_READBACKS_PER_STUDENT_STEP} times per step outside validation`, async (ctx) => {
-    if (skipReason !== null) {
-      console.warn(`SKIPPED (no webgpu): ${skipReason}`);
-      ctx.skip();
-      return;
-    }
+    gpu.skipIfMissing(ctx);
     const { summary, events } = await runTrainer(cfg);
     expect(summary.status, summary.error ?? '').toBe('completed');
     const lines = events.flatMap((e) => (e.type === 'step' && e.stage === 'student' ? [e.metrics] : []));
@@ -81,10 +73,7 @@ describe('student steps on webgpu', () => {
   }, 900_000);
 
   it('computes the same values with the next rollout queued early as without', async (ctx) => {
-    if (skipReason !== null) {
-      ctx.skip();
-      return;
-    }
+    gpu.skipIfMissing(ctx);
     const gateOf = (events: TrainerEvent[]): unknown[] =>
       events.filter((e) => e.type === 'window' || e.type === 'evaluation' || e.type === 'retirement');
     const on = await runTrainer(cfg);
@@ -103,10 +92,7 @@ describe('student steps on webgpu', () => {
   }, 900_000);
 
   it('refuses a non-finite OPD loss and logs it naming the step and the term, as on wasm', async (ctx) => {
-    if (skipReason !== null) {
-      ctx.skip();
-      return;
-    }
+    gpu.skipIfMissing(ctx);
     const r = await runTrainer(cfg, { injectNonFinite: { stage: 'student', step: 3, term: 'opd' } });
     expect(r.summary.status).toBe('failed');
     expect(r.summary.error).toMatch(/non-finite opd at student step 3: opd loss = NaN/);
