@@ -19,8 +19,10 @@
 // turn for all members. Not (yet) here: row packing (a wasm optimisation) and fused WGSL kernels for the member
 // axis (layer norm and GELU are composed ops when stacked; a member decode step runs those, not the fused ones).
 import * as tf from '@tensorflow/tfjs';
+import { readFloat32Batch } from './hostTensor';
 import { gelu, LAYER_NORM_EPSILON, matMul } from './layers';
 import { causalMask, PolicyModel, parameterSpecs, type ModelConfig } from './model';
+import type { WeightRecord } from './weights';
 
 let instanceCounter = 0;
 
@@ -91,6 +93,23 @@ export class MemberModel {
     } finally {
       tf.dispose(Object.values(slices));
     }
+  }
+
+  /**
+   * Every member's parameters as host records — member k's are what `getWeights()` of a PolicyModel holding member
+   * k's weights returns (model.ts's keys and shapes, so a checkpoint writer or `setWeights` takes them) — from ONE
+   * read-back of all stacked variables: a population's checkpoint costs one GPU wait, not K.
+   */
+  async getMemberWeights(): Promise<WeightRecord[][]> {
+    this.assertLive();
+    const entries = [...this.byKey];
+    const data = await readFloat32Batch(entries.map(([, v]) => v));
+    return Array.from({ length: this.members }, (_, k) =>
+      entries.map(([key, v], i) => {
+        const per = v.size / this.members; // scalars of one member's slice [1, ...shape], contiguous
+        return { name: key, shape: v.shape.slice(1), data: (data[i] as Float32Array).slice(k * per, (k + 1) * per) };
+      }),
+    );
   }
 
   /**

@@ -2,6 +2,7 @@
 // and gradients of size ~1, which float32 rounding in a different order of sums stays far inside).
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { readbackCount } from '../../src/engine/kernelCounter';
 import { tokenLogProbs } from '../../src/engine/losses/tokenLogProbs';
 import { MemberModel } from '../../src/engine/memberModel';
 import { PolicyModel } from '../../src/engine/model';
@@ -136,6 +137,36 @@ describe('MemberModel', () => {
     } finally {
       members.dispose();
       [...models, target, other].forEach((m) => m.dispose());
+    }
+  });
+
+  it("reads every member's checkpointable weights in one read-back, each equal to its own model's, tied head or not", async () => {
+    for (const config of [tied, untied]) {
+      const models = Array.from({ length: K }, (_, k) => new PolicyModel(config, 50 + k, `c${k}`));
+      const members = MemberModel.fromModels(models);
+      const loaded = new PolicyModel(config, 98, 'loaded');
+      try {
+        const tensors = tf.memory().numTensors;
+        const reads = readbackCount();
+        const all = await members.getMemberWeights();
+        expect(readbackCount() - reads).toBe(1);
+        expect(tf.memory().numTensors).toBe(tensors);
+        expect(all).toHaveLength(K);
+        for (let k = 0; k < K; k++) {
+          const own = await models[k]!.getWeights();
+          expect(all[k]!.map((r) => [r.name, r.shape])).toEqual(own.map((r) => [r.name, r.shape]));
+          all[k]!.forEach((r, i) =>
+            expect(Array.from(r.data), `member ${k} ${r.name}`).toEqual(Array.from(own[i]!.data)),
+          );
+        }
+        // the records are a checkpoint a PolicyModel loads
+        loaded.setWeights(all[1]!);
+        const back = loaded.getWeightsSync();
+        back.forEach((r, i) => expect(Array.from(r.data), r.name).toEqual(Array.from(all[1]![i]!.data)));
+      } finally {
+        members.dispose();
+        [...models, loaded].forEach((m) => m.dispose());
+      }
     }
   });
 
