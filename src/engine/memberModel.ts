@@ -16,8 +16,9 @@
 // in the cache when their episodes end (a member's rows cannot leave one by one and keep the layout).
 //
 // On webgpu a member decode samples on the device (deviceSampling.ts, one random stream per member): one read per
-// turn for all members. Not (yet) here: row packing (a wasm optimisation) and fused WGSL kernels for the member
-// axis (layer norm and GELU are composed ops when stacked; a member decode step runs those, not the fused ones).
+// turn for all members. A population's checkpoint reads every member's weights in one read (getMemberWeights).
+// Not (yet) here: row packing (a wasm optimisation) and fused WGSL kernels for the member axis (layer norm and GELU
+// are composed ops when stacked; a member decode step runs those, not the fused ones).
 import * as tf from '@tensorflow/tfjs';
 import { readFloat32Batch } from './hostTensor';
 import { gelu, LAYER_NORM_EPSILON, matMul } from './layers';
