@@ -3,7 +3,8 @@
 // sweeps over env.misleadingSkillFraction — one sweep folder per task world (env.seed) or several worlds in one —
 // paired on the seed per world and error level (the "where it helps" map's cells), each world's slope of the paired
 // difference on the error level, and the slope pooled over worlds (src/core/experiment/doseResponse.ts). --cells adds
-// the cells (and teacher rows) of an earlier page's JSON whose run folders are gone; a cell the folders measure wins.
+// the cells (and teacher rows) of an earlier page's JSON whose run folders are gone; seeds the folders measure are
+// added to its cells (a seed both measured takes the folders' value; a level's teacher row, the folders').
 // Where the sweeps also ran the competence-only gate, the page sets it beside the two arms (its own section).
 // The page carries the command, the commit and the date; the cells and the teacher rows go beside it as JSON (PAGE
 // with .json) for the tab's map. Node only.
@@ -19,6 +20,7 @@ import {
 } from '../src/core/experiment/doseResponse';
 import {
   cellKey,
+  mergeSeeds,
   MAP_ARMS,
   runCells,
   type CellArms,
@@ -79,16 +81,28 @@ function readCellsFile(file: string): DoseResponseCells {
   return d as DoseResponseCells;
 }
 
-/** The cells of one contrast: those the run folders measure, and an earlier file's that they do not. */
+/**
+ * The cells of one contrast: an earlier file's, with the seeds the run folders measure added to them (a seed both
+ * measured takes the folders' difference), and the folders' cells the earlier files lack.
+ */
 function contrastCells(
   runs: readonly MapRun[],
   arms: CellArms,
   env: string,
   earlier: readonly (readonly HelpsCell[])[],
 ): HelpsCell[] {
-  const measured = runCells(runs, arms).filter((c) => c.env === env);
-  const have = new Set(measured.map(cellKey));
-  return [...earlier.flat().filter((c) => c.env === env && !have.has(cellKey(c))), ...measured];
+  const measured = new Map(
+    runCells(runs, arms)
+      .filter((c) => c.env === env)
+      .map((c) => [cellKey(c), c]),
+  );
+  const before = earlier.flat().filter((c) => c.env === env);
+  const merged = before.map((c) => {
+    const again = measured.get(cellKey(c));
+    measured.delete(cellKey(c));
+    return again === undefined ? c : mergeSeeds(c, again);
+  });
+  return [...merged, ...measured.values()];
 }
 
 export async function doseResponse(argv: string[], io: CliIo): Promise<number> {

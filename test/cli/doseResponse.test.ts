@@ -11,8 +11,16 @@ import { DEFAULT_CONFIG } from '../../src/core/experiment/configSchema';
 const dir = mkdtempSync(join(tmpdir(), 'dose-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function run(schedule: string, fraction: number, seed: number, success: number, world = 1, trigger = 100): void {
-  const folder = join(dir, `world${world}`);
+function run(
+  schedule: string,
+  fraction: number,
+  seed: number,
+  success: number,
+  world = 1,
+  trigger = 100,
+  folderName = `world${world}`,
+): void {
+  const folder = join(dir, folderName);
   const d = join(folder, `${schedule}_${fraction}_seed-${seed}`);
   mkdirSync(d, { recursive: true });
   const cfg = applyOverrides(DEFAULT_CONFIG, [
@@ -99,6 +107,44 @@ describe('the dose–response command', () => {
       [2, 0.5],
     ]);
     expect(shipped.teachers.map((t) => t.world)).toEqual([1, 1, 2, 2]);
+  });
+
+  it("adds a folder's new seeds to an earlier page's cell, the folder's difference winning for a seed both measured", async () => {
+    const env = DEFAULT_CONFIG.env.name;
+    const io = { stdout: () => undefined, stderr: () => undefined };
+    // the earlier page: world 3 at 0.5, seed 1 +10, seed 2 +20
+    run('adaptive', 0.5, 1, 0.5, 3);
+    run('never', 0.5, 1, 0.4, 3);
+    run('adaptive', 0.5, 2, 0.6, 3);
+    run('never', 0.5, 2, 0.4, 3);
+    expect(await doseResponse(['--dir', join(dir, 'world3'), '--env', env, '--out', join(dir, 'w3.md')], io)).toBe(0);
+    // its folder gone; a new one measures seed 2 again (+30) and seed 3 (0)
+    run('adaptive', 0.5, 2, 0.7, 3, 100, 'world3-more');
+    run('never', 0.5, 2, 0.4, 3, 100, 'world3-more');
+    run('adaptive', 0.5, 3, 0.4, 3, 100, 'world3-more');
+    run('never', 0.5, 3, 0.4, 3, 100, 'world3-more');
+    const argv = ['--dir', join(dir, 'world3-more'), '--cells', join(dir, 'w3.json'), '--env', env];
+    expect(await doseResponse([...argv, '--out', join(dir, 'w3-more.md')], io)).toBe(0);
+    const shipped = JSON.parse(readFileSync(join(dir, 'w3-more.json'), 'utf8')) as {
+      cells: {
+        n: number;
+        mean: number;
+        halfWidth: number;
+        perSeed: { seed: number; difference: number }[];
+        note: string;
+      }[];
+    };
+    expect(shipped.cells).toHaveLength(1);
+    const [cell] = shipped.cells;
+    expect(cell!.perSeed.map((p) => [p.seed, Math.round(p.difference * 1e6) / 1e6])).toEqual([
+      [1, 10],
+      [2, 30],
+      [3, 0],
+    ]);
+    // [10, 30, 0]: mean 13.333; sd √(466.67 / 2) = 15.275; t(0.975, 2) = 4.3027 → half-width 37.95
+    expect(cell!.n).toBe(3);
+    expect(cell!.mean).toBeCloseTo(13.3333, 3);
+    expect(cell!.halfWidth).toBeCloseTo(37.95, 1);
   });
 
   it('sets the competence-only gate beside the two arms where the sweep ran it, and carries it in the cells file', async () => {

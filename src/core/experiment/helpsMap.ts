@@ -223,6 +223,28 @@ export function runCells(runs: readonly MapRun[], arms: CellArms = MAP_ARMS): He
   return bestCells(cells);
 }
 
+/**
+ * An earlier cell measured again: the union of both cells' seeds — the newer difference where both measured a seed —
+ * with the mean and 95 % t-interval over that union, so seeds can be added to a cell whose run folders are gone.
+ * The newer cell stands alone when either lists no per-seed values, or when it is of another cell.
+ */
+export function mergeSeeds(earlier: HelpsCell, newer: HelpsCell): HelpsCell {
+  if (cellKey(earlier) !== cellKey(newer) || earlier.perSeed === null || newer.perSeed === null) return newer;
+  const measured = new Set(newer.perSeed.map((p) => p.seed));
+  const kept = earlier.perSeed.filter((p) => !measured.has(p.seed));
+  if (kept.length === 0) return newer;
+  const perSeed = [...kept, ...newer.perSeed].sort((a, b) => a.seed - b.seed);
+  const interval = seedInterval(perSeed.map((p) => p.difference));
+  return {
+    ...newer,
+    n: perSeed.length,
+    mean: interval.mean,
+    halfWidth: Number.isFinite(interval.halfWidth) ? interval.halfWidth : null,
+    perSeed,
+    note: `${newer.note}; seeds ${kept.map((p) => p.seed).join(', ')} from ${earlier.source}`,
+  };
+}
+
 export type CellSign = 'higher' | 'lower' | 'null' | 'no interval';
 
 /** Coloured by sign only when the interval excludes 0; grey (null) otherwise; no interval is its own grey. */

@@ -8,6 +8,7 @@ import {
   type HelpsCell,
   type MapRun,
   bestCells,
+  mergeSeeds,
   pageCells,
   runCells,
 } from '../../../src/core/experiment/helpsMap';
@@ -111,6 +112,35 @@ describe('the where-it-helps map', () => {
     expect(bestCells([paired, more, means]).map((c) => c.source)).toEqual(['more.md']);
     expect(bestCells([more, later]).map((c) => c.source)).toEqual(['later.md']);
     expect(bestCells([means, cell({ source: 'other.md' })]).map((c) => c.misleadingFraction)).toEqual([0, 0.375]);
+  });
+
+  it('adds a newer measurement’s seeds to an earlier cell, the newer difference winning for a seed both hold', () => {
+    const earlier = cell({ source: 'old.md', perSeed: [1, 2].map((seed) => ({ seed, difference: seed * 10 })) });
+    const newer = cell({
+      source: 'new.md',
+      note: 'paired',
+      perSeed: [
+        { seed: 2, difference: 30 },
+        { seed: 3, difference: 0 },
+      ],
+    });
+    const merged = mergeSeeds(earlier, newer);
+    expect(merged.perSeed).toEqual([
+      { seed: 1, difference: 10 },
+      { seed: 2, difference: 30 },
+      { seed: 3, difference: 0 },
+    ]);
+    // [10, 30, 0]: mean 13.333; sd √(466.67 / 2) = 15.275; t(0.975, 2) = 4.3027 → half-width 37.95
+    expect(merged.n).toBe(3);
+    expect(merged.mean).toBeCloseTo(13.3333, 3);
+    expect(merged.halfWidth).toBeCloseTo(37.95, 1);
+    expect(merged.source).toBe('new.md');
+    expect(merged.note).toBe('paired; seeds 1 from old.md');
+    // no seed to add, no per-seed values on either side, or another cell: the newer cell as it is
+    expect(mergeSeeds(cell({ perSeed: [{ seed: 2, difference: 1 }] }), newer)).toBe(newer);
+    expect(mergeSeeds(cell({ perSeed: null }), newer)).toBe(newer);
+    expect(mergeSeeds(earlier, cell({ perSeed: null }))).toEqual(cell({ perSeed: null }));
+    expect(mergeSeeds(cell({ ...earlier, world: 2 }), newer)).toBe(newer);
   });
 
   it('keeps task worlds apart: the same level in two worlds is two cells, each paired within its world', () => {
