@@ -9,7 +9,7 @@
 // about one member's. Episodes that end stay in the batch (fed nothing) until the longest member's ends.
 import { Special, type AgentEnv, type Task } from '../core/env/types';
 import type { MemberModel } from './memberModel';
-import { PAD_CLASS, rolloutRows, type RolloutBatch, type RolloutOptions } from './rollout';
+import { batchWidth, copyRows, PAD_CLASS, rolloutRows, type RolloutBatch, type RolloutOptions } from './rollout';
 
 export interface MemberRolloutOptions extends Omit<RolloutOptions, 'seed' | 'memberSeeds'> {
   /** one sampling seed per member (integers in [0, 2^32)) */
@@ -54,24 +54,10 @@ function memberShare(
   firstTask: number,
   padTo: number | undefined,
 ): RolloutBatch {
-  const T = batch.length;
   const lengths = batch.lengths.slice(first, first + n);
-  let width = 0;
-  for (const len of lengths) width = Math.max(width, len);
-  if (padTo !== undefined) {
-    if (!Number.isInteger(padTo) || padTo < width)
-      throw new Error(`rollout.padTo (${padTo}) must be an integer ≥ the longest episode (${width})`);
-    width = padTo;
-  }
-  const rowsOf = <A extends Int32Array | Float32Array>(src: A, make: (size: number) => A, fill: number): A => {
-    const out = make(n * width);
-    if (fill !== 0) out.fill(fill);
-    for (let i = 0; i < n; i++) {
-      const at = (first + i) * T;
-      out.set(src.subarray(at, at + Math.min(T, width)), i * width);
-    }
-    return out;
-  };
+  const width = batchWidth(lengths, padTo);
+  const rowsOf = <A extends Int32Array | Float32Array>(src: A, make: (size: number) => A, fill: number): A =>
+    copyRows(src, batch.length, first, n, width, make, fill);
   let policyTokens = 0;
   for (let i = 0; i < n; i++) policyTokens += sampled[first + i] as number;
   return {

@@ -220,19 +220,9 @@ export async function rolloutRows(
   }
   const { tokens, logProbs: oldLp, entropy: ent, sampledTokens: policyTokens, decodeSteps } = decoder;
 
-  let T = 0;
-  for (let i = 0; i < N; i++) T = Math.max(T, len[i] as number);
-  if (options.padTo !== undefined) {
-    if (!Number.isInteger(options.padTo) || options.padTo < T)
-      throw new Error(`rollout.padTo (${options.padTo}) must be an integer ≥ the longest episode (${T})`);
-    T = options.padTo;
-  }
-  const trim = <A extends Int32Array | Float32Array>(src: A, make: (n: number) => A, fill: number): A => {
-    const out = make(N * T);
-    if (fill !== 0) out.fill(fill);
-    for (let i = 0; i < N; i++) out.set(src.subarray(i * cap, i * cap + Math.min(cap, T)), i * T);
-    return out;
-  };
+  const T = batchWidth(len, options.padTo);
+  const trim = <A extends Int32Array | Float32Array>(src: A, make: (n: number) => A, fill: number): A =>
+    copyRows(src, cap, 0, N, T, make, fill);
   const reward = new Float32Array(N);
   const success = new Uint8Array(N);
   const invalid = new Int32Array(N);
@@ -262,6 +252,38 @@ export async function rolloutRows(
     skillTokens: skillLen,
   };
   return { batch: out, sampled };
+}
+
+/** A batch's row width: its longest episode in `lengths`, or `padTo`, which must be an integer ≥ that. */
+export function batchWidth(lengths: ArrayLike<number>, padTo: number | undefined): number {
+  let width = 0;
+  for (let i = 0; i < lengths.length; i++) width = Math.max(width, lengths[i] as number);
+  if (padTo === undefined) return width;
+  if (!Number.isInteger(padTo) || padTo < width)
+    throw new Error(`rollout.padTo (${padTo}) must be an integer ≥ the longest episode (${width})`);
+  return padTo;
+}
+
+/**
+ * Rows [first, first + n) of a row-major [*, srcWidth] array as a new [n, width] array: each row's first
+ * min(srcWidth, width) entries, `fill` after them.
+ */
+export function copyRows<A extends Int32Array | Float32Array>(
+  src: A,
+  srcWidth: number,
+  first: number,
+  n: number,
+  width: number,
+  make: (size: number) => A,
+  fill: number,
+): A {
+  const out = make(n * width);
+  if (fill !== 0) out.fill(fill);
+  for (let i = 0; i < n; i++) {
+    const at = (first + i) * srcWidth;
+    out.set(src.subarray(at, at + Math.min(srcWidth, width)), i * width);
+  }
+  return out;
 }
 
 /**
