@@ -17,8 +17,8 @@
 //
 // On webgpu a member decode samples on the device (deviceSampling.ts, one random stream per member): one read per
 // turn for all members. A population's checkpoint reads every member's weights in one read (getMemberWeights).
-// Not (yet) here: row packing (a wasm optimisation) and fused WGSL kernels for the member axis (layer norm and GELU
-// are composed ops when stacked; a member decode step runs those, not the fused ones).
+// Not (yet) here: row packing (a wasm optimisation) and a fused WGSL layer norm for the member axis (its per-member
+// gain and bias make it a composed op when stacked; GELU has no weights and takes the fused kernel as it is).
 import * as tf from '@tensorflow/tfjs';
 import { readFloat32Batch } from './hostTensor';
 import { gelu, LAYER_NORM_EPSILON, matMul } from './layers';
