@@ -85,6 +85,9 @@ export function pooledSlope(cells: readonly HelpsCell[]): { perSeed: SeedSlope[]
   return { perSeed, slope: seedInterval(perSeed.map((s) => s.slope)) };
 }
 
+/** The distinct error levels the cells cover. */
+const levelCount = (cells: readonly HelpsCell[]): number => new Set(cells.map((c) => c.misleadingFraction)).size;
+
 /** The worlds the cells cover, ascending. */
 export function cellWorlds(cells: readonly HelpsCell[]): number[] {
   return [...new Set(cells.map((c) => c.world))].sort((a, b) => a - b);
@@ -111,6 +114,9 @@ export interface AcrossWorlds {
 /** The slope across worlds on the levels every world ran (points per unit fraction). */
 export function acrossWorlds(cells: readonly HelpsCell[]): AcrossWorlds {
   const levels = commonLevels(cells);
+  // a slope needs two levels: with fewer there is none to pool (empty intervals, n = 0)
+  if (levels.length < 2)
+    return { levels, perWorld: [], overWorlds: seedInterval([]), overReplicates: seedInterval([]) };
   const onLevels = cells.filter((c) => levels.includes(c.misleadingFraction));
   const perWorld = cellWorlds(cells).map((world) => {
     const slopes = seedSlopes(onLevels.filter((c) => c.world === world));
@@ -209,12 +215,16 @@ function worldLines(own: readonly HelpsCell[], world: number): string[] {
       return `| ${c.misleadingFraction} | ${cellText(c)} | ${cellsText.join(' | ')} |`;
     }),
     '',
-    '| seed | slope, points per 10 % | fitted difference at 0 |',
-    '|---|---|---|',
-    ...perSeed.map((s) => `| ${s.seed} | ${signedPoints(s.slope / 10)} | ${signedPoints(s.intercept)} |`),
-    '',
-    `**Slope over seeds in ${worldName(world)}: ${slopeWords(slope)}.**`,
-    '',
+    ...(levelCount(cells) < 2
+      ? [`One error level in ${worldName(world)}: no slope to fit.`, '']
+      : [
+          '| seed | slope, points per 10 % | fitted difference at 0 |',
+          '|---|---|---|',
+          ...perSeed.map((s) => `| ${s.seed} | ${signedPoints(s.slope / 10)} | ${signedPoints(s.intercept)} |`),
+          '',
+          `**Slope over seeds in ${worldName(world)}: ${slopeWords(slope)}.**`,
+          '',
+        ]),
   ];
 }
 
@@ -245,16 +255,20 @@ function acrossLines(own: readonly HelpsCell[]): string[] {
       return `| ${f} | ${at.map(short).join(' | ')} | ${overText} |`;
     }),
     '',
-    `The slope across worlds, fitted on the levels every world ran (${across.levels.join(', ')}): each world’s`,
-    'per-seed slopes averaged (a per-world regression), then pooled over worlds with a t-interval over worlds.',
-    '',
-    '| world | slope over its seeds, points per 10 % |',
-    '|---|---|',
-    ...across.perWorld.map((w) => `| ${w.world} | ${slopeWords(w.slope)} |`),
-    '',
-    `**Slope over worlds: ${slopeWords(across.overWorlds, 'worlds')}.** Counting every world’s seed as one`,
-    `observation instead (it ignores that a world’s seeds share the world and its teacher): ${slopeWords(across.overReplicates, 'world × seed slopes')}.`,
-    '',
+    ...(across.levels.length < 2
+      ? ['The worlds share fewer than two error levels: no slope across worlds to fit.', '']
+      : [
+          `The slope across worlds, fitted on the levels every world ran (${across.levels.join(', ')}): each world’s`,
+          'per-seed slopes averaged (a per-world regression), then pooled over worlds with a t-interval over worlds.',
+          '',
+          '| world | slope over its seeds, points per 10 % |',
+          '|---|---|',
+          ...across.perWorld.map((w) => `| ${w.world} | ${slopeWords(w.slope)} |`),
+          '',
+          `**Slope over worlds: ${slopeWords(across.overWorlds, 'worlds')}.** Counting every world’s seed as one`,
+          `observation instead (it ignores that a world’s seeds share the world and its teacher): ${slopeWords(across.overReplicates, 'world × seed slopes')}.`,
+          '',
+        ]),
   ];
 }
 
@@ -273,11 +287,13 @@ function competenceLines(map: readonly HelpsCell[], third: CompetenceOnlyCells, 
   };
   const worlds = cellWorlds(vsOpd);
   const slope =
-    worlds.length >= 2
-      ? `Slope of competence-only − OPD throughout over worlds: ${slopeWords(acrossWorlds(vsOpd).overWorlds, 'worlds')}.`
-      : worlds.length === 1
-        ? `Slope of competence-only − OPD throughout in ${worldName(worlds[0]!)}: ${slopeWords(pooledSlope(vsOpd).slope)}.`
-        : '';
+    levelCount(vsOpd) < 2
+      ? ''
+      : worlds.length >= 2
+        ? `Slope of competence-only − OPD throughout over worlds: ${slopeWords(acrossWorlds(vsOpd).overWorlds, 'worlds')}.`
+        : worlds.length === 1
+          ? `Slope of competence-only − OPD throughout in ${worldName(worlds[0]!)}: ${slopeWords(pooledSlope(vsOpd).slope)}.`
+          : '';
   return [
     '## The competence-only gate as a third arm',
     '',

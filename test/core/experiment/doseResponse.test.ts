@@ -160,4 +160,29 @@ describe('the dose–response of RetireOPD − OPD throughout on the teacher’s
       /\*\*Slope over worlds: \+1\.2 ± 3\.8 points per 10 % .* \(n = 2 worlds; no measurable slope\)/,
     );
   });
+  it('writes a page of worlds that ran one error level, saying there is no slope to fit instead of failing', () => {
+    // world means +3 (+10, −4) and +4 (+2, +6): over worlds +3.5, sd 0.707, t(0.975, 1) = 12.71 → ± 6.4
+    const page = doseResponsePage(
+      [
+        cell(0.5, [
+          [1, 10],
+          [2, -4],
+        ]),
+        cell(
+          0.5,
+          [
+            [1, 2],
+            [2, 6],
+          ],
+          2,
+        ),
+      ],
+      { title: 'T', env: 'shell', intro: '', command: 'c', commit: 'abc', date: '2026-12-08' },
+    );
+    expect(page).toContain('One error level in world 1: no slope to fit.');
+    expect(page).toContain('One error level in world 2: no slope to fit.');
+    expect(page).toContain('The worlds share fewer than two error levels: no slope across worlds to fit.');
+    expect(page).toContain('| 0.5 | +3.0 ± 1.0 | +4.0 ± 1.0 | +3.5 ± 6.4 (n = 2 worlds; no measurable difference) |');
+    expect(page).not.toMatch(/NaN|Slope over/);
+  });
 });
